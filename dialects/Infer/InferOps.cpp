@@ -1,0 +1,220 @@
+//===- InferOps.cpp - op definitions, verifiers and shared helpers -------===//
+//
+// Result type inference lives in InferShapeInference.cpp and folders in
+// InferFolds.cpp; this file holds what is left: verifiers of invariants that
+// do not affect result types, and the helpers all three share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Infer/InferOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+#define GET_OP_CLASSES
+#include "InferOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+std::optional<SmallVector<int64_t>> mlir::infer::getConstantIntValues(Value value) {
+  DenseIntElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  values.reserve(attr.getNumElements());
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
+  for (const APInt &v : attr.getValues<APInt>())
+    values.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                                : v.getSExtValue());
+  return values;
+}
+
+FailureOr<SmallVector<int64_t>> mlir::infer::broadcastShapes(ArrayRef<int64_t> lhs,
+                                                             ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Align trailing dims; missing leading dims act as 1.
+    int64_t a = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t b = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (a == 1) {
+      result[i] = b;
+    } else if (b == 1) {
+      result[i] = a;
+    } else if (ShapedType::isDynamic(a)) {
+      result[i] = b; // b is static > 1 (the only legal value) or dynamic.
+    } else if (ShapedType::isDynamic(b) || a == b) {
+      result[i] = a;
+    } else {
+      return failure();
+    }
+  }
+  return result;
+}
+
+bool mlir::infer::areCompatibleTensorTypes(TypeRange lhs, TypeRange rhs) {
+  if (lhs.size() != rhs.size())
+    return false;
+  for (auto [l, r] : llvm::zip(lhs, rhs)) {
+    auto lt = dyn_cast<RankedTensorType>(l);
+    auto rt = dyn_cast<RankedTensorType>(r);
+    if (!lt || !rt) {
+      if (l != r)
+        return false;
+      continue;
+    }
+    if (lt.getElementType() != rt.getElementType() || failed(verifyCompatibleShape(lt, rt)))
+      return false;
+  }
+  return true;
+}
+
+// Every op with InferTypeOpAdaptorWithIsCompatible accepts declared result
+// types that are more or less static than the inferred ones.
+#define INFER_COMPATIBLE_RETURN_TYPES(OP)                                      \
+  bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
+    return areCompatibleTensorTypes(l, r);                                     \
+  }
+INFER_COMPATIBLE_RETURN_TYPES(AddOp)
+INFER_COMPATIBLE_RETURN_TYPES(AndOp)
+INFER_COMPATIBLE_RETURN_TYPES(ArgMaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(ArgMinOp)
+INFER_COMPATIBLE_RETURN_TYPES(AveragePoolOp)
+INFER_COMPATIBLE_RETURN_TYPES(BatchNormOp)
+INFER_COMPATIBLE_RETURN_TYPES(BitShiftOp)
+INFER_COMPATIBLE_RETURN_TYPES(CastOp)
+INFER_COMPATIBLE_RETURN_TYPES(ClipOp)
+INFER_COMPATIBLE_RETURN_TYPES(ConcatOp)
+INFER_COMPATIBLE_RETURN_TYPES(ConstantOfShapeOp)
+INFER_COMPATIBLE_RETURN_TYPES(ConvOp)
+INFER_COMPATIBLE_RETURN_TYPES(ConvTransposeOp)
+INFER_COMPATIBLE_RETURN_TYPES(CumSumOp)
+INFER_COMPATIBLE_RETURN_TYPES(DequantizeLinearOp)
+INFER_COMPATIBLE_RETURN_TYPES(DivOp)
+INFER_COMPATIBLE_RETURN_TYPES(EinsumOp)
+INFER_COMPATIBLE_RETURN_TYPES(EqualOp)
+INFER_COMPATIBLE_RETURN_TYPES(ExpandOp)
+INFER_COMPATIBLE_RETURN_TYPES(FlattenOp)
+INFER_COMPATIBLE_RETURN_TYPES(GatherElementsOp)
+INFER_COMPATIBLE_RETURN_TYPES(GatherOp)
+INFER_COMPATIBLE_RETURN_TYPES(GemmOp)
+INFER_COMPATIBLE_RETURN_TYPES(GlobalAveragePoolOp)
+INFER_COMPATIBLE_RETURN_TYPES(GlobalMaxPoolOp)
+INFER_COMPATIBLE_RETURN_TYPES(GreaterOp)
+INFER_COMPATIBLE_RETURN_TYPES(GreaterOrEqualOp)
+INFER_COMPATIBLE_RETURN_TYPES(InstanceNormOp)
+INFER_COMPATIBLE_RETURN_TYPES(IsNaNOp)
+INFER_COMPATIBLE_RETURN_TYPES(LayerNormOp)
+INFER_COMPATIBLE_RETURN_TYPES(LessOp)
+INFER_COMPATIBLE_RETURN_TYPES(LessOrEqualOp)
+INFER_COMPATIBLE_RETURN_TYPES(LogSoftmaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(MatMulOp)
+INFER_COMPATIBLE_RETURN_TYPES(MaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(MaxPoolOp)
+INFER_COMPATIBLE_RETURN_TYPES(MinOp)
+INFER_COMPATIBLE_RETURN_TYPES(ModOp)
+INFER_COMPATIBLE_RETURN_TYPES(MulOp)
+INFER_COMPATIBLE_RETURN_TYPES(OrOp)
+INFER_COMPATIBLE_RETURN_TYPES(PadOp)
+INFER_COMPATIBLE_RETURN_TYPES(PowOp)
+INFER_COMPATIBLE_RETURN_TYPES(QuantizeLinearOp)
+INFER_COMPATIBLE_RETURN_TYPES(RangeOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceL1Op)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceL2Op)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceLogSumExpOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceMaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceMeanOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceMinOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceProdOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceSumOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReduceSumSquareOp)
+INFER_COMPATIBLE_RETURN_TYPES(ReshapeOp)
+INFER_COMPATIBLE_RETURN_TYPES(ResizeOp)
+INFER_COMPATIBLE_RETURN_TYPES(ShapeOp)
+INFER_COMPATIBLE_RETURN_TYPES(SizeOp)
+INFER_COMPATIBLE_RETURN_TYPES(SliceOp)
+INFER_COMPATIBLE_RETURN_TYPES(SoftmaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(SplitOp)
+INFER_COMPATIBLE_RETURN_TYPES(SqueezeOp)
+INFER_COMPATIBLE_RETURN_TYPES(SubOp)
+INFER_COMPATIBLE_RETURN_TYPES(TileOp)
+INFER_COMPATIBLE_RETURN_TYPES(TopKOp)
+INFER_COMPATIBLE_RETURN_TYPES(TransposeOp)
+INFER_COMPATIBLE_RETURN_TYPES(TriluOp)
+INFER_COMPATIBLE_RETURN_TYPES(UnsqueezeOp)
+INFER_COMPATIBLE_RETURN_TYPES(WhereOp)
+INFER_COMPATIBLE_RETURN_TYPES(XorOp)
+#undef INFER_COMPATIBLE_RETURN_TYPES
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                           ValueRange, DictionaryAttr attributes,
+                                           OpaqueProperties properties, RegionRange,
+                                           SmallVectorImpl<Type> &inferred) {
+  Attribute value = properties ? properties.as<Properties *>()->value
+                               : attributes.get("value");
+  auto elements = dyn_cast_or_null<ElementsAttr>(value);
+  if (!elements)
+    return failure();
+  inferred.push_back(elements.getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+static bool isScalarOf(Value v, Type elementType) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return type.getRank() == 0 && type.getElementType() == elementType;
+}
+
+LogicalResult ClipOp::verify() {
+  Type elementType = getInput().getType().getElementType();
+  if (!isScalarOf(getMin(), elementType) || !isScalarOf(getMax(), elementType))
+    return emitOpError("expects rank-0 min and max of the input's element type ")
+           << elementType;
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expects at least one input");
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return emitOpError("unknown mode '") << mode
+           << "' (expected constant, reflect, edge or wrap)";
+  if (!isScalarOf(getValue(), getInput().getType().getElementType()))
+    return emitOpError("expects a rank-0 padding value of the input's element type");
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  if (!getScales() == !getSizes())
+    return emitOpError("expects exactly one of scales and sizes");
+  StringRef mode = getMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitOpError("unknown mode '") << mode << "'";
+  StringRef ctm = getCoordinateTransformationMode();
+  if (ctm != "half_pixel" && ctm != "half_pixel_symmetric" && ctm != "pytorch_half_pixel" &&
+      ctm != "align_corners" && ctm != "asymmetric")
+    return emitOpError("unsupported coordinate_transformation_mode '") << ctm << "'";
+  StringRef nearest = getNearestMode();
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
+      nearest != "floor" && nearest != "ceil")
+    return emitOpError("unknown nearest_mode '") << nearest << "'";
+  return success();
+}

@@ -1,0 +1,23 @@
+# -*- Python -*-
+# lit configuration of infer-opt's IR and importer tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "INFER_OPT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".onnxtext", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.infer_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%malformed", os.path.join(config.test_source_root, "Import", "ONNX", "malformed")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.infer_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["infer-opt"], tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

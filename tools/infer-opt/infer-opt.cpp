@@ -1,0 +1,238 @@
+//===- infer-opt.cpp - the infer-opt compiler driver ----------------------===//
+//
+// Two faces:
+//  * `infer-opt model.onnx [flags]` imports an ONNX model (binary or
+//    .onnxtext), simplifies it and emits the `infer` dialect. Flags are
+//    parsed by CLI11 and documented in --help and docs/cli.md.
+//  * `infer-opt file.mlir [mlir-opt flags]` runs passes over MLIR like
+//    mlir-opt, with the infer dialect and our passes registered (for lit).
+//
+// Exit codes: 0 success, 1 bad input (model, flags, files), 2 internal error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Infer/InferDialect.h"
+#include "Infer/InferOps.h"
+#include "infer-opt/Import/ONNX/ONNXImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+using namespace mlir;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 1;
+constexpr int kExitInternal = 2;
+
+struct Options {
+  std::string input;
+  std::string output = "-";
+  std::string emit = "infer";
+  std::vector<std::string> inputShapes;
+  int64_t maxFoldElements = 1 << 22;
+  int64_t maxTensorBytes = int64_t(16) << 30;
+  int64_t elideWeights = -1;
+  bool noSimplify = false;
+  bool printLocations = false;
+};
+
+bool isMLIRInput(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg(argv[i]);
+    if (arg.ends_with(".mlir") || arg == "--mlir-help")
+      return true;
+  }
+  return false;
+}
+
+void registerEverything(DialectRegistry &registry) {
+  registry.insert<infer::InferDialect, func::FuncDialect>();
+}
+
+/// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
+/// Importer messages already name their node; verifier messages get the
+/// node's name from the op's NameLoc.
+LogicalResult printDiagnostic(Diagnostic &diag) {
+  const char *severity = "error";
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Warning: severity = "warning"; break;
+  case DiagnosticSeverity::Note: severity = "note"; break;
+  case DiagnosticSeverity::Remark: severity = "remark"; break;
+  default: break;
+  }
+  std::string message = diag.str();
+  std::string where;
+  if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
+    if (!StringRef(message).starts_with("node '"))
+      where = "node '" + name.getName().str() + "': ";
+  } else if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
+    where = file.getFilename().str() + ": ";
+  }
+  llvm::errs() << "infer-opt: " << severity << ": " << where << message << "\n";
+  for (Diagnostic &note : diag.getNotes())
+    llvm::errs() << "infer-opt: note: " << note.str() << "\n";
+  return success();
+}
+
+/// Writes through a temporary file renamed into place, so an existing
+/// output is never left half-written and no file appears on failure.
+bool writeOutput(const std::string &path, llvm::function_ref<void(raw_ostream &)> write) {
+  if (path == "-") {
+    write(llvm::outs());
+    llvm::outs().flush();
+    return true;
+  }
+  SmallString<256> temp;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp)) {
+    llvm::errs() << "infer-opt: error: cannot write '" << path << "': " << ec.message() << "\n";
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    write(os);
+    os.flush();
+    if (os.has_error()) {
+      llvm::errs() << "infer-opt: error: cannot write '" << path << "': " << os.error().message()
+                   << "\n";
+      os.clear_error();
+      llvm::sys::fs::remove(temp);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::errs() << "infer-opt: error: cannot write '" << path << "': " << ec.message() << "\n";
+    llvm::sys::fs::remove(temp);
+    return false;
+  }
+  return true;
+}
+
+int runONNX(const Options &opts) {
+  infer::ONNXImportOptions importOptions;
+  importOptions.maxTensorBytes = opts.maxTensorBytes;
+  for (const std::string &flag : opts.inputShapes) {
+    std::string name;
+    std::vector<int64_t> dims;
+    if (!infer::parseInputShapeFlag(flag, name, dims)) {
+      llvm::errs() << "infer-opt: error: --input-shape '" << flag
+                   << "' is malformed; expected NAME:D0xD1x... with non-negative dims\n";
+      return kExitBadInput;
+    }
+    if (!importOptions.inputShapes.emplace(name, dims).second) {
+      llvm::errs() << "infer-opt: error: --input-shape gives '" << name << "' twice\n";
+      return kExitBadInput;
+    }
+  }
+  if (!llvm::sys::fs::exists(opts.input)) {
+    llvm::errs() << "infer-opt: error: no such file: '" << opts.input << "'\n";
+    return kExitBadInput;
+  }
+  if (llvm::sys::fs::is_directory(opts.input)) {
+    llvm::errs() << "infer-opt: error: '" << opts.input << "' is a directory, not a model\n";
+    return kExitBadInput;
+  }
+
+  DialectRegistry registry;
+  registerEverything(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.getOrLoadDialect<infer::InferDialect>()->setMaxFoldElements(opts.maxFoldElements);
+  ScopedDiagnosticHandler diagnostics(&context, printDiagnostic);
+
+  OwningOpRef<ModuleOp> module = infer::importONNXModel(context, opts.input, importOptions);
+  if (!module)
+    return kExitBadInput;
+
+  if (!opts.noSimplify) {
+    PassManager pm(&context);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module))) {
+      llvm::errs() << "infer-opt: error: internal: simplification failed\n";
+      return kExitInternal;
+    }
+  }
+
+  OpPrintingFlags flags;
+  if (opts.elideWeights >= 0)
+    flags.elideLargeElementsAttrs(opts.elideWeights);
+  if (opts.printLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  bool written = writeOutput(opts.output, [&](raw_ostream &os) {
+    module->print(os, flags);
+    os << "\n";
+  });
+  return written ? kExitOk : kExitBadInput;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (isMLIRInput(argc, argv)) {
+    DialectRegistry registry;
+    registerEverything(registry);
+    registerTransformsPasses();
+    return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
+                                                                              : kExitOk;
+  }
+
+  Options opts;
+  CLI::App app{"infer-opt: ahead-of-time compiler for ONNX models.\n\n"
+               "  infer-opt MODEL.onnx|MODEL.onnxtext [options]   import and optimize a model\n"
+               "  infer-opt FILE.mlir [mlir-opt options]          run passes on MLIR "
+               "(see --mlir-help)\n\n"
+               "Exit codes: 0 success, 1 bad input (model, flags, files), 2 internal error.",
+               "infer-opt"};
+  app.set_version_flag("--version", std::string("infer-opt ") + INFER_VERSION +
+                                        " (LLVM/MLIR " + INFER_LLVM_VERSION + ")");
+  app.add_option("model", opts.input, "ONNX model: binary .onnx or ONNX text .onnxtext")
+      ->required();
+  app.add_option("-o,--output", opts.output,
+                 "Output file; '-' is stdout. Written atomically: nothing is written on error")
+      ->capture_default_str();
+  app.add_option("--emit", opts.emit, "What to emit. infer: the imported, simplified dialect")
+      ->check(CLI::IsMember({"infer"}))
+      ->capture_default_str();
+  app.add_option("--input-shape", opts.inputShapes,
+                 "Specialize a graph input: NAME:D0xD1x... (e.g. x:1x3x224x224; NAME: alone for "
+                 "a scalar). Repeatable. Shape computations then fold to constants")
+      ->take_all();
+  app.add_option("--max-fold-elements", opts.maxFoldElements,
+                 "Largest non-splat tensor (in elements) constant folding may create")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--max-tensor-bytes", opts.maxTensorBytes,
+                 "Largest tensor (in bytes) a model may declare or compute; larger is an error")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--elide-weights", opts.elideWeights,
+                 "Print constants with more than N elements as opaque placeholders (output is "
+                 "then not re-parseable)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-simplify", opts.noSimplify,
+               "Skip canonicalization and CSE after import (show the raw import)");
+  app.add_flag("--print-locations", opts.printLocations,
+               "Print op locations (the ONNX node names) in the output");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  return runONNX(opts);
+}

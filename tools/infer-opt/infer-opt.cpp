@@ -50,11 +50,22 @@ struct Options {
   bool printLocations = false;
 };
 
+/// MLIR mode when the input file (the first argument that is neither a flag
+/// nor a flag's value) ends in .mlir, or when --mlir-help is asked for.
 bool isMLIRInput(int argc, char **argv) {
+  static const char *valueFlags[] = {"-o", "--output", "--emit", "--input-shape",
+                                     "--max-fold-elements", "--max-tensor-bytes",
+                                     "--elide-weights"};
   for (int i = 1; i < argc; ++i) {
     StringRef arg(argv[i]);
-    if (arg.ends_with(".mlir") || arg == "--mlir-help")
+    if (arg == "--mlir-help")
       return true;
+    if (arg.starts_with("-")) {
+      if (!arg.contains('=') && llvm::is_contained(valueFlags, arg))
+        ++i; // Skip the flag's value.
+      continue;
+    }
+    return arg.ends_with(".mlir");
   }
   return false;
 }

@@ -117,7 +117,12 @@ FailureOr<RankedTensorType> GraphImporter::importInputType(const onnx::ValueInfo
   SmallVector<int64_t> dims;
   bool anyNamed = false;
   for (const auto &dim : tensorType.shape().dim()) {
-    if (dim.has_dim_value()) {
+    if (dim.has_dim_value() && dim.dim_value() == -1) {
+      // Not valid ONNX, but some exporters (PaddlePaddle's) write -1 for a
+      // dynamic dim, and runtimes accept it.
+      dims.push_back(ShapedType::kDynamic);
+      dimNames.push_back(StringAttr::get(&context_, ""));
+    } else if (dim.has_dim_value()) {
       if (dim.dim_value() < 0)
         return emitError(loc) << what << " has a negative dim " << dim.dim_value();
       dims.push_back(dim.dim_value());

@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
   app.add_option("--input-shape", opts.inputShapes,
                  "Specialize a graph input: NAME:D0xD1x... (e.g. x:1x3x224x224; NAME: alone for "
                  "a scalar). Repeatable. Shape computations then fold to constants")
-      ->take_all();
+      ->allow_extra_args(false);
   app.add_option("--max-fold-elements", opts.maxFoldElements,
                  "Largest non-splat tensor (in elements) constant folding may create")
       ->check(CLI::NonNegativeNumber)

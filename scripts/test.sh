@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Sets up if needed, builds, runs every test suite and ends with one line
+# "N passed, N failed" (N counted over the individual tests of all suites).
+#   scripts/test.sh            all suites
+#   scripts/test.sh --quick    skip the real-model imports (fetch + ~3 GB of models)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+scripts/setup.sh || { echo "setup or build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+count() { # suite-name passed failed
+  echo "== $1: $2 passed, $3 failed"
+  passed=$((passed + $2)); failed=$((failed + $3))
+}
+
+echo "== unit tests (GoogleTest)"
+build/bin/infer-unittests --gtest_brief=1 >"$log/unit" 2>&1
+unit_rc=$?
+tail -3 "$log/unit"
+u_pass=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$log/unit" || echo 0)
+u_fail=$(grep -oP '\[  FAILED  \] \K[0-9]+(?= test)' "$log/unit" || echo 0)
+[ "$unit_rc" -ne 0 ] && [ "$u_fail" -eq 0 ] && u_fail=1
+count "unit" "${u_pass:-0}" "${u_fail:-0}"
+
+echo "== lit (IR and importer tests)"
+/usr/lib/llvm-22/bin/lit -q build/test >"$log/lit" 2>&1
+lit_rc=$?
+grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT)' "$log/lit" | head -20
+l_pass=$(grep -oP '^\s*(Passed|Expectedly Failed|Unsupported)\s*:\s*\K[0-9]+' "$log/lit" | paste -sd+ | bc)
+l_fail=$(grep -oP '^\s*(Failed|Unexpectedly Passed|Unresolved|Timed Out)\s*:\s*\K[0-9]+' "$log/lit" | paste -sd+ | bc)
+[ -z "$l_pass" ] && l_pass=$(grep -c '^PASS' "$log/lit" || true)
+l_fail=${l_fail:-0}
+[ "$lit_rc" -ne 0 ] && [ "$l_fail" -eq 0 ] && l_fail=1
+count "lit" "${l_pass:-0}" "$l_fail"
+
+if [ "$quick" -eq 0 ]; then
+  echo "== real models: import with static shapes"
+  scripts/import_real_models.sh >"$log/models" 2>&1
+  models_rc=$?
+  grep -v '^ok' "$log/models" | head -30
+  m_pass=$(grep -c '^ok' "$log/models" || true)
+  m_fail=$(grep -c '^FAIL' "$log/models" || true)
+  [ "$models_rc" -ne 0 ] && [ "$m_fail" -eq 0 ] && m_fail=1
+  count "real models" "$m_pass" "$m_fail"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

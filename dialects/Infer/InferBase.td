@@ -61,7 +61,7 @@ class Infer_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Infer_Op<mnemonic, !listconcat(traits,
         [Pure, SameOperandsAndResultType, InferTypeOpInterface])> {
   let summary = "elementwise " # what;
-  let description = "Applies " # what # [{ to every element.
+  let description = "\n    Applies " # what # [{ to every element.
 
     ```mlir
     %y = infer.}] # mnemonic # [{ %x : tensor<2x?xf32>
@@ -76,7 +76,7 @@ class Infer_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
 class Infer_BinaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Infer_InferredOp<mnemonic, traits> {
   let summary = "elementwise " # what # " with broadcasting";
-  let description = "Computes " # what # [{ of `lhs` and `rhs` element by
+  let description = "\n    Computes " # what # [{ of `lhs` and `rhs` element by
     element after broadcasting both to a common shape (ONNX multidirectional
     broadcasting: trailing dims align, a dim of 1 stretches).
 

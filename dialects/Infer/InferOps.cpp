@@ -35,6 +35,70 @@ std::optional<SmallVector<int64_t>> mlir::infer::getConstantIntValues(Value valu
   return values;
 }
 
+std::optional<SmallVector<int64_t>> mlir::infer::getPartialIntValues(Value value) {
+  if (auto values = getConstantIntValues(value))
+    return values;
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : RankedTensorType();
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() || !type.getElementType().isInteger())
+    return std::nullopt;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto shape = dyn_cast<ShapeOp>(def)) {
+    ArrayRef<int64_t> dims = shape.getInput().getType().getShape();
+    return SmallVector<int64_t>(dims.slice(shape.getStart(), shape.getEnd() - shape.getStart()));
+  }
+  if (auto cast = dyn_cast<CastOp>(def)) {
+    if (!cast.getInput().getType().getElementType().isInteger())
+      return std::nullopt;
+    return getPartialIntValues(cast.getInput());
+  }
+  if (isa<UnsqueezeOp, ReshapeOp, SqueezeOp>(def))
+    return getPartialIntValues(def->getOperand(0)); // Same elements, new shape.
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    SmallVector<int64_t> result;
+    for (Value input : concat.getInputs()) {
+      auto part = getPartialIntValues(input);
+      if (!part)
+        return std::nullopt;
+      llvm::append_range(result, *part);
+    }
+    return result;
+  }
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    auto data = getPartialIntValues(gather.getData());
+    auto indices = getConstantIntValues(gather.getIndices());
+    if (!data || !indices)
+      return std::nullopt;
+    SmallVector<int64_t> result;
+    int64_t n = data->size();
+    for (int64_t i : *indices) {
+      if (i < 0)
+        i += n;
+      if (i < 0 || i >= n)
+        return std::nullopt;
+      result.push_back((*data)[i]);
+    }
+    return result;
+  }
+  if (auto slice = dyn_cast<SliceOp>(def)) {
+    auto data = getPartialIntValues(slice.getInput());
+    auto starts = getConstantIntValues(slice.getStarts());
+    auto ends = getConstantIntValues(slice.getEnds());
+    auto steps = getConstantIntValues(slice.getSteps());
+    if (!data || !starts || !ends || !steps || starts->size() != 1 || ends->size() != 1 ||
+        steps->size() != 1 || (*steps)[0] != 1)
+      return std::nullopt;
+    int64_t n = data->size();
+    int64_t begin = (*starts)[0] < 0 ? (*starts)[0] + n : (*starts)[0];
+    int64_t end = (*ends)[0] < 0 ? (*ends)[0] + n : (*ends)[0];
+    begin = std::clamp<int64_t>(begin, 0, n);
+    end = std::clamp<int64_t>(end, begin, n);
+    return SmallVector<int64_t>(ArrayRef(*data).slice(begin, end - begin));
+  }
+  return std::nullopt;
+}
+
 FailureOr<SmallVector<int64_t>> mlir::infer::broadcastShapes(ArrayRef<int64_t> lhs,
                                                              ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());

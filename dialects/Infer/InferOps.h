@@ -23,6 +23,13 @@ namespace mlir::infer {
 /// take as operands).
 std::optional<SmallVector<int64_t>> getConstantIntValues(Value value);
 
+/// Like getConstantIntValues, but sees through shape computations: the
+/// result of `infer.shape` and the Concat / Gather / Slice / Unsqueeze /
+/// Cast ops exporters build shape vectors with. Elements that cannot be
+/// known are ShapedType::kDynamic. So `Reshape(y, Shape(x))` keeps the static
+/// dims of x even when x has dynamic ones.
+std::optional<SmallVector<int64_t>> getPartialIntValues(Value value);
+
 /// Broadcasts two shapes with ONNX multidirectional rules. Fails when two
 /// static dims differ and neither is 1.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,

@@ -36,13 +36,14 @@ static LogicalResult pushTensor(Types &inferred, ArrayRef<int64_t> shape, Type e
   return success();
 }
 
-/// Multiplies dims; dynamic if any is dynamic.
+/// Multiplies dims; dynamic if any is dynamic or the product overflows
+/// (a malicious model can declare such dims; the importer's size limit
+/// reports them).
 static int64_t productOfDims(ArrayRef<int64_t> dims) {
   int64_t product = 1;
   for (int64_t d : dims) {
-    if (ShapedType::isDynamic(d))
+    if (ShapedType::isDynamic(d) || __builtin_mul_overflow(product, d, &product))
       return kDynamic;
-    product *= d;
   }
   return product;
 }
@@ -601,8 +602,10 @@ LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, OptLoc loc, Ada
   if (!value || value.getNumElements() != 1)
     return emitOptionalError(loc, "value must hold exactly one element");
   SmallVector<int64_t> shape(*length, kDynamic);
-  if (auto values = getConstantIntValues(adaptor.getShape())) {
+  if (auto values = getPartialIntValues(adaptor.getShape())) {
     for (auto [i, d] : llvm::enumerate(*values)) {
+      if (ShapedType::isDynamic(d))
+        continue;
       if (d < 0)
         return emitOptionalError(loc, "shape has a negative dim ", d);
       shape[i] = d;
@@ -648,31 +651,42 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor ada
   if (failed(length))
     return failure();
   SmallVector<int64_t> shape(*length, kDynamic);
-  auto values = getConstantIntValues(adaptor.getShape());
+  auto values = getPartialIntValues(adaptor.getShape());
   if (!values)
     return pushTensor(inferred, shape, x.getElementType());
+  bool allowZero = adaptor.getAllowZero();
   int64_t inferredDim = -1;
+  SmallVector<bool> copied(*length, false);
   for (auto [i, d] : llvm::enumerate(*values)) {
+    if (ShapedType::isDynamic(d))
+      continue; // Unknown element: the dim stays dynamic.
     if (d == -1) {
       if (inferredDim >= 0)
         return emitOptionalError(loc, "shape has more than one -1");
       inferredDim = i;
     } else if (d < -1) {
       return emitOptionalError(loc, "shape has an invalid dim ", d);
-    } else if (d == 0 && !adaptor.getAllowZero()) {
+    } else if (d == 0 && !allowZero) {
       if (static_cast<int64_t>(i) >= x.getRank())
         return emitOptionalError(loc, "shape copies dim ", i, " of a rank-", x.getRank(),
                                  " input");
       shape[i] = x.getDimSize(i);
+      copied[i] = true;
     } else {
       shape[i] = d;
     }
   }
-  int64_t total = productOfDims(x.getShape());
   if (inferredDim >= 0) {
-    SmallVector<int64_t> known(shape);
-    known.erase(known.begin() + inferredDim);
-    int64_t rest = productOfDims(known);
+    // Dims copied from the input at the same position cancel out, dynamic
+    // or not: Reshape(?x4x6, [0, -1]) is ?x24.
+    SmallVector<int64_t> inRest, outRest;
+    for (int64_t i = 0; i < x.getRank(); ++i)
+      if (i >= *length || !copied[i])
+        inRest.push_back(x.getDimSize(i));
+    for (int64_t i = 0; i < *length; ++i)
+      if (i != inferredDim && !copied[i])
+        outRest.push_back(shape[i]);
+    int64_t total = productOfDims(inRest), rest = productOfDims(outRest);
     if (!ShapedType::isDynamic(total) && !ShapedType::isDynamic(rest)) {
       if (rest == 0 || total % rest != 0)
         return emitOptionalError(loc, "cannot reshape ", x, " into a shape with ", rest,
@@ -680,7 +694,7 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor ada
       shape[inferredDim] = total / rest;
     }
   } else {
-    int64_t count = productOfDims(shape);
+    int64_t total = productOfDims(x.getShape()), count = productOfDims(shape);
     if (!ShapedType::isDynamic(total) && !ShapedType::isDynamic(count) && total != count)
       return emitOptionalError(loc, "cannot reshape ", x, " (", total, " elements) into ",
                                count, " elements");
@@ -875,7 +889,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adap
   auto length = shapeOperandLength(loc, adaptor.getShape(), "shape");
   if (failed(length))
     return failure();
-  auto values = getConstantIntValues(adaptor.getShape());
+  auto values = getPartialIntValues(adaptor.getShape());
   if (!values) {
     int64_t rank = std::max<int64_t>(*length, x.getRank());
     return pushTensor(inferred, SmallVector<int64_t>(rank, kDynamic), x.getElementType());
@@ -895,11 +909,14 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapto
   if (*length != x.getRank())
     return emitOptionalError(loc, "expects ", x.getRank(), " repeats, got ", *length);
   SmallVector<int64_t> shape(x.getRank(), kDynamic);
-  if (auto repeats = getConstantIntValues(adaptor.getRepeats())) {
+  if (auto repeats = getPartialIntValues(adaptor.getRepeats())) {
     for (int64_t i = 0; i < x.getRank(); ++i) {
-      if ((*repeats)[i] < 0)
+      int64_t r = (*repeats)[i];
+      if (ShapedType::isDynamic(r))
+        continue;
+      if (r < 0)
         return emitOptionalError(loc, "repeats must be non-negative");
-      shape[i] = x.isDynamicDim(i) ? kDynamic : x.getDimSize(i) * (*repeats)[i];
+      shape[i] = x.isDynamicDim(i) ? kDynamic : x.getDimSize(i) * r;
     }
   }
   return pushTensor(inferred, shape, x.getElementType());
@@ -989,6 +1006,6 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc, Adaptor ada
                              x.getDimSize(axis));
   SmallVector<int64_t> shape(x.getShape());
   shape[axis] = k;
-  pushTensor(inferred, shape, x.getElementType());
+  (void)pushTensor(inferred, shape, x.getElementType());
   return pushTensor(inferred, shape, IntegerType::get(ctx, 64));
 }

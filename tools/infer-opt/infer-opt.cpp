@@ -75,8 +75,9 @@ void registerEverything(DialectRegistry &registry) {
 }
 
 /// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
-/// Importer messages already name their node; verifier messages get the
-/// node's name from the op's NameLoc.
+/// Importer messages already name their subject (node, initializer, graph
+/// input); op verifier messages ("'infer.conv' op ...") get the node's name
+/// from the op's NameLoc.
 LogicalResult printDiagnostic(Diagnostic &diag) {
   const char *severity = "error";
   switch (diag.getSeverity()) {
@@ -88,7 +89,7 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   std::string message = diag.str();
   std::string where;
   if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
-    if (!StringRef(message).starts_with("node '"))
+    if (StringRef(message).starts_with("'infer."))
       where = "node '" + name.getName().str() + "': ";
   } else if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
     where = file.getFilename().str() + ": ";
@@ -195,6 +196,10 @@ int runONNX(const Options &opts) {
 
 int main(int argc, char **argv) {
   if (isMLIRInput(argc, argv)) {
+    // --mlir-help lists the mlir-opt flags of MLIR mode.
+    for (int i = 1; i < argc; ++i)
+      if (StringRef(argv[i]) == "--mlir-help")
+        argv[i] = const_cast<char *>("--help");
     DialectRegistry registry;
     registerEverything(registry);
     registerTransformsPasses();
@@ -232,8 +237,8 @@ int main(int argc, char **argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--elide-weights", opts.elideWeights,
-                 "Print constants with more than N elements as opaque placeholders (output is "
-                 "then not re-parseable)")
+                 "Print constants with more than N elements as dense_resource<__elided__> "
+                 "placeholders: short output, but the weight values are gone")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-simplify", opts.noSimplify,
                "Skip canonicalization and CSE after import (show the raw import)");

@@ -74,26 +74,49 @@ LogicalResult GraphImporter::collectInitializers() {
   return success();
 }
 
-Value GraphImporter::lookup(StringRef name, Location loc) {
+Value GraphImporter::importInitializer(StringRef name, const onnx::TensorProto &tensor,
+                                       StringRef what) {
+  // Initializers become constants at first use, at the top of the function
+  // so that every later use is dominated.
+  OpBuilder::InsertionGuard guard(builder_);
+  builder_.setInsertionPointToStart(builder_.getInsertionBlock());
+  Location loc = NameLoc::get(StringAttr::get(&context_, name));
+  auto attr = readTensor(context_, loc, tensor, modelDir_, what, options_.maxTensorBytes);
+  if (failed(attr))
+    return {};
+  Value value = ConstantOp::create(builder_, loc, *attr);
+  values_[name] = value;
+  return value;
+}
+
+Value GraphImporter::lookup(StringRef name, Location) {
   auto it = values_.find(name);
   if (it != values_.end())
     return it->second;
   auto init = initializers_.find(name);
   if (init == initializers_.end())
     return {};
-  // Initializers become constants at first use, at the top of the function
-  // so that every later use is dominated.
-  OpBuilder::InsertionGuard guard(builder_);
-  Block *block = builder_.getInsertionBlock();
-  builder_.setInsertionPointToStart(block);
-  auto attr = readTensor(context_, NameLoc::get(StringAttr::get(&context_, name)), *init->second,
-                         modelDir_, ("initializer '" + name + "'").str(),
-                         options_.maxTensorBytes);
-  if (failed(attr))
+  return importInitializer(name, *init->second, ("initializer '" + name + "'").str());
+}
+
+Value GraphImporter::lookupInput(StringRef name, const onnx::NodeProto &node, StringRef nodeName) {
+  auto it = values_.find(name);
+  if (it != values_.end())
+    return it->second;
+  auto init = initializers_.find(name);
+  if (init == initializers_.end())
     return {};
-  Value value = ConstantOp::create(builder_, NameLoc::get(StringAttr::get(&context_, name)), *attr);
-  values_[name] = value;
-  return value;
+  std::string what = ("initializer '" + name + "' (used by node '" + nodeName + "' (" +
+                      node.op_type() + "))")
+                         .str();
+  return importInitializer(name, *init->second, what);
+}
+
+int64_t GraphImporter::domainOpset(const std::string &domain) const {
+  for (const auto &opset : model_.opset_import())
+    if (opset.domain() == domain)
+      return opset.version();
+  return -1;
 }
 
 FailureOr<RankedTensorType> GraphImporter::importInputType(const onnx::ValueInfoProto &input,
@@ -129,8 +152,10 @@ FailureOr<RankedTensorType> GraphImporter::importInputType(const onnx::ValueInfo
       dimNames.push_back(StringAttr::get(&context_, ""));
     } else {
       dims.push_back(ShapedType::kDynamic);
-      anyNamed |= !dim.dim_param().empty();
-      dimNames.push_back(StringAttr::get(&context_, dim.dim_param()));
+      // Some exporters write "?" for an unnamed dim: not a symbol to match.
+      std::string param = dim.dim_param() == "?" ? "" : dim.dim_param();
+      anyNamed |= !param.empty();
+      dimNames.push_back(StringAttr::get(&context_, param));
     }
   }
   if (override != options_.inputShapes.end()) {
@@ -151,6 +176,15 @@ FailureOr<RankedTensorType> GraphImporter::importInputType(const onnx::ValueInfo
   }
   if (!anyNamed)
     dimNames.clear();
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  int64_t bytes = std::max<int64_t>(1, bits / 8);
+  bool overflow = false;
+  for (int64_t d : dims)
+    if (!ShapedType::isDynamic(d))
+      overflow |= __builtin_mul_overflow(bytes, d, &bytes);
+  if (overflow || bytes > options_.maxTensorBytes)
+    return emitError(loc) << what << " would need more than --max-tensor-bytes="
+                          << options_.maxTensorBytes << " bytes";
   return RankedTensorType::get(dims, elementType);
 }
 
@@ -215,10 +249,18 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
         ready.push_back(user);
   }
   if (static_cast<int>(order.size()) != n) {
-    for (int i = 0; i < n; ++i)
-      if (pending[i] > 0)
-        return emitError(nodeLoc(graph.node(i), i))
-               << "the graph has a cycle through " << nodeName(i);
+    // Nodes left with pending inputs are on a cycle or fed by one.
+    std::string names;
+    int first = -1, listed = 0;
+    for (int i = 0; i < n && listed < 8; ++i) {
+      if (pending[i] == 0)
+        continue;
+      if (first < 0)
+        first = i;
+      names += (listed++ ? ", " : "") + nodeName(i);
+    }
+    return emitError(nodeLoc(graph.node(first), first))
+           << "the graph has a cycle: " << names << " depend on each other";
   }
   return order;
 }
@@ -229,10 +271,16 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
   auto header = [&]() {
     return emitError(loc) << "node '" << name << "' (" << node.op_type() << "): ";
   };
-  if (!isDefaultDomain(node.domain()))
-    return header() << "domain '" << node.domain() << "' is not supported (operator '"
-                    << node.op_type() << "', opset " << opset_ << "); only the default "
-                    << "ONNX domain is";
+  if (!isDefaultDomain(node.domain())) {
+    int64_t version = domainOpset(node.domain());
+    auto diag = header() << "domain '" << node.domain() << "' is not supported (operator '"
+                         << node.op_type() << "', ";
+    if (version < 0)
+      diag << "and the model imports no opset of that domain";
+    else
+      diag << "domain opset " << version;
+    return diag << "); only the default ONNX domain is";
+  }
   const OpRegistration *reg = OpRegistry::get().lookup(node.op_type());
   if (!reg) {
     if (node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan")
@@ -241,16 +289,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
     return header() << "unsupported operator '" << node.op_type() << "' (domain 'ai.onnx', opset "
                     << opset_ << ")";
   }
-  int64_t sinceVersion = 0;
-  for (int64_t v : reg->sinceVersions)
-    if (v <= opset_)
-      sinceVersion = v;
+  int64_t sinceVersion = OpRegistry::resolveVersion(*reg, opset_);
   if (sinceVersion == 0)
     return header() << "operator '" << node.op_type() << "' does not exist at opset " << opset_
                     << " (it first appears in opset " << reg->sinceVersions.front() << ")";
   // Inputs must exist before the handler runs (initializers are read here).
   for (const auto &input : node.input())
-    if (!input.empty() && !lookup(input, loc))
+    if (!input.empty() && !lookupInput(input, node, name))
       return failure();
   NodeContext ctx(*this, node, name, opset_, sinceVersion, builder_, loc);
   for (int i = 0; i < node.input_size(); ++i)
@@ -264,13 +309,43 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
   return success();
 }
 
+/// A declared output type must agree with the computed one where both are
+/// known: element type, rank, static dims. (Symbolic dims are not checked.)
+LogicalResult GraphImporter::checkOutputType(const onnx::ValueInfoProto &output, Value value) {
+  if (!output.type().has_tensor_type())
+    return success();
+  const auto &declared = output.type().tensor_type();
+  auto actual = cast<RankedTensorType>(value.getType());
+  Location loc = FileLineColLoc::get(&context_, modelPath_, 0, 0);
+  if (declared.elem_type() != 0) {
+    Type type = convertElementType(declared.elem_type(), &context_);
+    if (type != actual.getElementType())
+      return emitError(loc) << "graph output '" << output.name() << "' is declared "
+                            << elementTypeName(declared.elem_type()) << " but computes "
+                            << actual.getElementType();
+  }
+  if (!declared.has_shape())
+    return success();
+  const auto &dims = declared.shape().dim();
+  if (dims.size() != actual.getRank())
+    return emitError(loc) << "graph output '" << output.name() << "' is declared with rank "
+                          << dims.size() << " but computes " << actual;
+  for (int i = 0; i < dims.size(); ++i) {
+    if (dims[i].has_dim_value() && dims[i].dim_value() >= 0 && !actual.isDynamicDim(i) &&
+        dims[i].dim_value() != actual.getDimSize(i))
+      return emitError(loc) << "graph output '" << output.name() << "' is declared with dim " << i
+                            << " = " << dims[i].dim_value() << " but computes " << actual;
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   const auto &graph = model_.graph();
   Location fileLoc = FileLineColLoc::get(&context_, modelPath_, 0, 0);
   if (failed(checkOpsets()) || failed(collectInitializers()))
     return nullptr;
   if (graph.output_size() == 0) {
-    emitError(fileLoc) << "the graph has no outputs";
+    emitError(fileLoc) << "graph '" << graph.name() << "' has no outputs";
     return nullptr;
   }
 
@@ -338,6 +413,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       emitError(fileLoc) << "graph output '" << output.name() << "' is not produced by any node";
       return nullptr;
     }
+    if (failed(checkOutputType(output, value)))
+      return nullptr;
     results.push_back(value);
     resultAttrs.push_back(builder_.getDictionaryAttr(
         builder_.getNamedAttr("infer.name", builder_.getStringAttr(output.name()))));

@@ -34,6 +34,9 @@ public:
   /// The value bound to an ONNX value name; initializers become constants
   /// on first use. Null (after an error) when nothing produces the name.
   Value lookup(StringRef name, Location loc);
+  /// Like lookup, for an input of `node`: errors in an initializer name the
+  /// node that uses it.
+  Value lookupInput(StringRef name, const onnx::NodeProto &node, StringRef nodeName);
   void bind(StringRef name, Value value) { values_[name] = value; }
   const ONNXImportOptions &options() const { return options_; }
   const std::string &modelDir() const { return modelDir_; }
@@ -44,6 +47,9 @@ private:
   FailureOr<RankedTensorType> importInputType(const onnx::ValueInfoProto &input,
                                               SmallVectorImpl<Attribute> &dimNames);
   FailureOr<std::vector<int>> sortNodes();
+  Value importInitializer(StringRef name, const onnx::TensorProto &tensor, StringRef what);
+  LogicalResult checkOutputType(const onnx::ValueInfoProto &output, Value value);
+  int64_t domainOpset(const std::string &domain) const;
   LogicalResult importNode(const onnx::NodeProto &node, int index);
   Location nodeLoc(const onnx::NodeProto &node, int index);
 

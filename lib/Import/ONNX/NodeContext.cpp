@@ -283,9 +283,11 @@ FailureOr<SmallVector<Value>> NodeContext::createImpl(StringRef opName, ValueRan
     if (!tensor.hasStaticShape())
       continue;
     unsigned bits = tensor.getElementTypeBitWidth();
-    int64_t bytesPerElement = std::max<int64_t>(1, bits / 8);
-    // Divide first: the element count alone may overflow a multiply.
-    if (tensor.getNumElements() > limit / bytesPerElement) {
+    int64_t bytes = std::max<int64_t>(1, bits / 8);
+    bool tooLarge = false;
+    for (int64_t d : tensor.getShape())
+      tooLarge |= __builtin_mul_overflow(bytes, d, &bytes);
+    if (tooLarge || bytes > limit) {
       op->erase();
       return emitError() << "result " << tensor << " would need more than --max-tensor-bytes="
                          << limit << " bytes";

@@ -28,6 +28,14 @@ const OpRegistration *OpRegistry::lookup(StringRef opType) const {
   return it == handlers_.end() ? nullptr : &it->second;
 }
 
+int64_t OpRegistry::resolveVersion(const OpRegistration &reg, int64_t opset) {
+  int64_t version = 0;
+  for (int64_t v : reg.sinceVersions)
+    if (v <= opset)
+      version = v;
+  return version;
+}
+
 std::vector<std::string> OpRegistry::opTypes() const {
   std::vector<std::string> names;
   for (const auto &entry : handlers_)

@@ -33,6 +33,9 @@ public:
 
   void add(StringRef opType, std::vector<int64_t> sinceVersions, OpHandler handler);
   const OpRegistration *lookup(StringRef opType) const;
+  /// The version of `reg`'s definition in force at `opset`: the newest
+  /// since_version not above it, or 0 when the operator is younger.
+  static int64_t resolveVersion(const OpRegistration &reg, int64_t opset);
   /// Names of all registered operators, sorted.
   std::vector<std::string> opTypes() const;
 

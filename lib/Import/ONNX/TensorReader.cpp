@@ -53,7 +53,7 @@ std::string mlir::infer::onnx_import::elementTypeName(int32_t t) {
                                 "FLOAT8E8M0", "UINT2", "INT2"};
   if (t >= 0 && t < static_cast<int32_t>(std::size(names)))
     return names[t];
-  return "unknown type " + std::to_string(t);
+  return std::to_string(t) + " (not an ONNX element type)";
 }
 
 namespace {
@@ -172,7 +172,7 @@ mlir::infer::onnx_import::readTensor(MLIRContext &context, Location loc,
     if (d < 0)
       return emitError(loc) << what << " has a negative dim " << d;
     if (d != 0 && count > maxTensorBytes / d)
-      return emitError(loc) << what << " is larger than --max-tensor-bytes";
+      return emitError(loc) << what << " is larger than --max-tensor-bytes=" << maxTensorBytes;
     count *= d;
     dims.push_back(d);
   }

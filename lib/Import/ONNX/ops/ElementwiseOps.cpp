@@ -68,7 +68,7 @@ LogicalResult importDropout(NodeContext &ctx) {
   (void)isTest;
   if (ctx.hasInput(2)) {
     auto training = ctx.constantInts(ctx.input(2));
-    if (!training || (*training)[0] != 0)
+    if (!training || training->size() != 1 || (*training)[0] != 0)
       return ctx.emitError() << "training_mode must be a constant false for inference";
   }
   if (ctx.numOutputs() > 1 && !ctx.node().output(1).empty())

@@ -328,6 +328,9 @@ LogicalResult importResize(NodeContext &ctx) {
         return ctx.emitError() << "scales must be constant when axes is given";
       SmallVector<float> full(rank, 1.0f);
       auto values = llvm::to_vector(attr.getValues<APFloat>());
+      if (values.size() != axes.size())
+        return ctx.emitError() << "expects " << axes.size() << " scales for " << axes.size()
+                               << " axes, got " << values.size();
       for (auto [i, axis] : llvm::enumerate(axes))
         full[axis] = values[i].convertToFloat();
       auto type = RankedTensorType::get({rank}, ctx.builder().getF32Type());
@@ -335,6 +338,9 @@ LogicalResult importResize(NodeContext &ctx) {
                                   DenseElementsAttr::get(type, ArrayRef<float>(full)));
     } else {
       ASSIGN_OR_FAIL(SmallVector<int64_t> given, ctx.requireConstantInts(sizes, "sizes"));
+      if (given.size() != axes.size())
+        return ctx.emitError() << "expects " << axes.size() << " sizes for " << axes.size()
+                               << " axes, got " << given.size();
       SmallVector<int64_t> full(x.getShape());
       for (auto [i, axis] : llvm::enumerate(axes)) {
         full[axis] = given[i];

@@ -29,7 +29,7 @@ u_fail=$(grep -oP '\[  FAILED  \] \K[0-9]+(?= test)' "$log/unit" || echo 0)
 count "unit" "${u_pass:-0}" "${u_fail:-0}"
 
 echo "== lit (IR and importer tests)"
-/usr/lib/llvm-22/bin/lit -q build/test >"$log/lit" 2>&1
+/usr/lib/llvm-22/bin/lit -s build/test >"$log/lit" 2>&1
 lit_rc=$?
 grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT)' "$log/lit" | head -20
 l_pass=$(grep -oP '^\s*(Passed|Expectedly Failed|Unsupported)\s*:\s*\K[0-9]+' "$log/lit" | paste -sd+ | bc)

@@ -83,10 +83,10 @@ CATEGORIES = {
 
 # Diagnostics look like
 #   infer-opt: error: node 'n0' (Conv): <message>
-#   infer-opt: error: node 'n0': graph input 'x': <message>
+#   infer-opt: error: graph input 'x': <message>
 #   infer-opt: error: path/to/model.onnx: <message>
 ERROR_PREFIX = "infer-opt: error: "
-NODE_RE = re.compile(r"^node '(?P<node>[^']*)'(?: \((?P<op>[A-Za-z0-9_.]+)\))?: (?P<msg>.*)$")
+NODE_RE = re.compile(r"^node '[^']*'(?: \((?P<op>[A-Za-z0-9_.]+)\))?: (?P<msg>.*)$")
 MODEL_RE = re.compile(r"^\S+\.onnx(?:text)?: (?P<msg>.*)$")
 UNSUPPORTED_OP_RE = re.compile(
     r"unsupported operator '(?P<op>[^']+)' \(domain '(?P<domain>[^']*)'")
@@ -229,9 +229,11 @@ def classify_message(stderr: str) -> tuple[str, str, str]:
     op = MODEL_LEVEL_OP
     if match := NODE_RE.match(body):
         body = match["msg"]
-        op = match["op"] or GRAPH_INPUT_OP
+        op = match["op"] or MODEL_LEVEL_OP
     elif match := MODEL_RE.match(body):
         body = match["msg"]
+    if body.startswith("graph input "):
+        op = GRAPH_INPUT_OP
     reason = normalize(body)
 
     if match := UNSUPPORTED_OP_RE.search(body):

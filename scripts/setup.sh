@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
+# Cache hits across clones at different paths (CI builds a fresh clone).
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 
 packages=(
   cmake ninja-build ccache g++ bc python3-venv

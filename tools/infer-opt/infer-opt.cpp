@@ -166,9 +166,10 @@ int runONNX(const Options &opts) {
   context.getOrLoadDialect<infer::InferDialect>()->setMaxFoldElements(opts.maxFoldElements);
   ScopedDiagnosticHandler diagnostics(&context, printDiagnostic);
 
-  OwningOpRef<ModuleOp> module = infer::importONNXModel(context, opts.input, importOptions);
-  if (!module)
-    return kExitBadInput;
+  infer::ONNXImportResult imported = infer::importONNXModel(context, opts.input, importOptions);
+  if (!imported.module)
+    return imported.internalError ? kExitInternal : kExitBadInput;
+  OwningOpRef<ModuleOp> module = std::move(imported.module);
 
   if (!opts.noSimplify) {
     PassManager pm(&context);

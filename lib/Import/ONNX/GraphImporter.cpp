@@ -422,19 +422,27 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   func::ReturnOp::create(builder_, fileLoc, results);
   func.setFunctionType(builder_.getFunctionType(argTypes, ValueRange(results).getTypes()));
   func.setAllResultAttrs(resultAttrs);
-  if (failed(verify(module)))
+  // Every op was verified as it was built, so a failure here is ours.
+  if (failed(verify(module))) {
+    internalError_ = true;
+    emitError(fileLoc) << "internal error: the imported module does not verify; please "
+                          "report this with the model";
     return nullptr;
+  }
   return owner;
 }
 
-OwningOpRef<ModuleOp> mlir::infer::importONNXModel(MLIRContext &context, const std::string &path,
-                                                   const ONNXImportOptions &options) {
+ONNXImportResult mlir::infer::importONNXModel(MLIRContext &context, const std::string &path,
+                                              const ONNXImportOptions &options) {
   context.loadDialect<InferDialect, func::FuncDialect>();
+  ONNXImportResult result;
   auto model = readModelFile(context, path);
   if (failed(model))
-    return nullptr;
+    return result;
   GraphImporter importer(context, **model, path, options);
-  return importer.run();
+  result.module = importer.run();
+  result.internalError = importer.hadInternalError();
+  return result;
 }
 
 bool mlir::infer::parseInputShapeFlag(const std::string &text, std::string &name,

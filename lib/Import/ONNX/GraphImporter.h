@@ -30,6 +30,8 @@ public:
                 const ONNXImportOptions &options);
 
   OwningOpRef<ModuleOp> run();
+  /// True when run() failed on a module that does not verify (a bug here).
+  bool hadInternalError() const { return internalError_; }
 
   /// The value bound to an ONNX value name; initializers become constants
   /// on first use. Null (after an error) when nothing produces the name.
@@ -60,6 +62,7 @@ private:
   const ONNXImportOptions &options_;
   OpBuilder builder_;
   int64_t opset_ = 0;
+  bool internalError_ = false;
   llvm::StringMap<Value> values_;
   llvm::StringMap<const onnx::TensorProto *> initializers_;
 };

@@ -33,10 +33,17 @@ struct ONNXImportOptions {
 inline constexpr int64_t kMinOpset = 7;
 inline constexpr int64_t kMaxOpset = 24;
 
-/// Imports the model at `path`. Returns null (after emitting diagnostics)
-/// when the model is malformed or uses something unsupported.
-OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context, const std::string &path,
-                                      const ONNXImportOptions &options);
+/// What an import gives: the module, or null after diagnostics were
+/// emitted. `internalError` tells an importer bug (the built module does not
+/// verify) from a bad or unsupported model.
+struct ONNXImportResult {
+  OwningOpRef<ModuleOp> module;
+  bool internalError = false;
+};
+
+/// Imports the model at `path`.
+ONNXImportResult importONNXModel(MLIRContext &context, const std::string &path,
+                                 const ONNXImportOptions &options);
 
 /// Parses "NAME:D0xD1x...". Returns false on malformed text.
 bool parseInputShapeFlag(const std::string &text, std::string &name,

@@ -460,31 +460,32 @@ LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adapto
   return success();
 }
 
-LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+/// Shape-preserving ops over one axis: the result has the input's type.
+static LogicalResult inferSameTypeAlongAxis(OptLoc loc, Value input, int64_t axis,
                                             Types &inferred) {
-  RankedTensorType x = rankedType(adaptor.getInput());
-  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getAxis()), x.getRank())))
+  RankedTensorType x = rankedType(input);
+  if (failed(checkAxis(loc, axis, x.getRank())))
     return failure();
   inferred.push_back(x);
   return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                 Types &inferred) {
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
 }
 
 LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
-                                          Types &inferred) {
-  RankedTensorType x = rankedType(adaptor.getInput());
-  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getAxis()), x.getRank())))
-    return failure();
-  inferred.push_back(x);
-  return success();
+                                 Types &inferred) {
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
 }
 
 LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
-                                             Types &inferred) {
-  RankedTensorType x = rankedType(adaptor.getInput());
-  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getAxis()), x.getRank())))
-    return failure();
-  inferred.push_back(x);
-  return success();
+                                 Types &inferred) {
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
 }
 
 LogicalResult QuantizeLinearOp::inferReturnTypes(MLIRContext *, OptLoc, Adaptor adaptor,
@@ -509,11 +510,8 @@ LogicalResult TriluOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapt
 }
 
 LogicalResult CumSumOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
-                                         Types &inferred) {
-  RankedTensorType x = rankedType(adaptor.getInput());
-  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getAxis()), x.getRank())))
-    return failure();
-  inferred.push_back(x);
-  return success();
+                                 Types &inferred) {
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
 }
 

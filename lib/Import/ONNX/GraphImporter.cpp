@@ -90,25 +90,19 @@ Value GraphImporter::importInitializer(StringRef name, const onnx::TensorProto &
 }
 
 Value GraphImporter::lookup(StringRef name, Location) {
-  auto it = values_.find(name);
-  if (it != values_.end())
-    return it->second;
-  auto init = initializers_.find(name);
-  if (init == initializers_.end())
-    return {};
-  return importInitializer(name, *init->second, ("initializer '" + name + "'").str());
+  return lookupInput(name, nullptr, "");
 }
 
-Value GraphImporter::lookupInput(StringRef name, const onnx::NodeProto &node, StringRef nodeName) {
+Value GraphImporter::lookupInput(StringRef name, const onnx::NodeProto *node, StringRef nodeName) {
   auto it = values_.find(name);
   if (it != values_.end())
     return it->second;
   auto init = initializers_.find(name);
   if (init == initializers_.end())
     return {};
-  std::string what = ("initializer '" + name + "' (used by node '" + nodeName + "' (" +
-                      node.op_type() + "))")
-                         .str();
+  std::string what = ("initializer '" + name + "'").str();
+  if (node)
+    what += (" (used by node '" + nodeName + "' (" + node->op_type() + "))").str();
   return importInitializer(name, *init->second, what);
 }
 
@@ -295,7 +289,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index) 
                     << " (it first appears in opset " << reg->sinceVersions.front() << ")";
   // Inputs must exist before the handler runs (initializers are read here).
   for (const auto &input : node.input())
-    if (!input.empty() && !lookupInput(input, node, name))
+    if (!input.empty() && !lookupInput(input, &node, name))
       return failure();
   NodeContext ctx(*this, node, name, opset_, sinceVersion, builder_, loc);
   for (int i = 0; i < node.input_size(); ++i)

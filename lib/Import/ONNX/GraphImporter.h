@@ -37,8 +37,8 @@ public:
   /// on first use. Null (after an error) when nothing produces the name.
   Value lookup(StringRef name, Location loc);
   /// Like lookup, for an input of `node`: errors in an initializer name the
-  /// node that uses it.
-  Value lookupInput(StringRef name, const onnx::NodeProto &node, StringRef nodeName);
+  /// node that uses it (when given).
+  Value lookupInput(StringRef name, const onnx::NodeProto *node, StringRef nodeName);
   void bind(StringRef name, Value value) { values_[name] = value; }
   const ONNXImportOptions &options() const { return options_; }
   const std::string &modelDir() const { return modelDir_; }

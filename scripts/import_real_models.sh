@@ -2,13 +2,14 @@
 # Imports every real model of the Foundation issue with all dims specialized
 # and checks that the result verifies and is fully static.
 #   scripts/import_real_models.sh [MODELS_DIR]   (default: models/)
+# INFER_OPT overrides the binary (e.g. build-asan/bin/infer-opt).
 # Fetches/generates missing models first (PP-OCR from the rapidocr wheel,
 # the synthetic architectures through scripts/make_models.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models=${1:-models}
 py=.venv/bin/python
-opt=build/bin/infer-opt
+opt=${INFER_OPT:-build/bin/infer-opt}
 
 [ -f "$models/ppocr/det.onnx" ] || "$py" scripts/fetch_ppocr_models.py --out "$models/ppocr"
 for opset in 17 18; do

@@ -72,6 +72,13 @@ class Infer_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+// A unary op that folds over constant operands (shape arithmetic such as
+// ConstantOfShape(Neg(c)), or scalar math exporters leave behind).
+class Infer_FoldableUnaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : Infer_UnaryOp<mnemonic, what, traits> {
+  let hasFolder = 1;
+}
+
 // (a, b) -> f(a, b) with numpy (multidirectional) broadcasting.
 class Infer_BinaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Infer_InferredOp<mnemonic, traits> {

@@ -9,25 +9,53 @@ include "InferBase.td"
 // Unary math
 //===----------------------------------------------------------------------===//
 
-def Infer_AbsOp : Infer_UnaryOp<"abs", "absolute value">;
-def Infer_CeilOp : Infer_UnaryOp<"ceil", "rounding up">;
+def Infer_AbsOp : Infer_FoldableUnaryOp<"abs", "absolute value">;
+def Infer_CeilOp : Infer_FoldableUnaryOp<"ceil", "rounding up">;
 def Infer_CosOp : Infer_UnaryOp<"cos", "cosine">;
 def Infer_ErfOp : Infer_UnaryOp<"erf", "the Gauss error function">;
-def Infer_ExpOp : Infer_UnaryOp<"exp", "the exponential">;
-def Infer_FloorOp : Infer_UnaryOp<"floor", "rounding down">;
-def Infer_LogOp : Infer_UnaryOp<"log", "the natural logarithm">;
-def Infer_NegOp : Infer_UnaryOp<"neg", "negation">;
-def Infer_NotOp : Infer_UnaryOp<"not", "logical not">;
-def Infer_ReciprocalOp : Infer_UnaryOp<"reciprocal", "1 / x">;
-def Infer_ReluOp : Infer_UnaryOp<"relu", "max(x, 0)">;
+def Infer_ExpOp : Infer_FoldableUnaryOp<"exp", "the exponential">;
+def Infer_FloorOp : Infer_FoldableUnaryOp<"floor", "rounding down">;
+def Infer_LogOp : Infer_FoldableUnaryOp<"log", "the natural logarithm">;
+def Infer_NegOp : Infer_FoldableUnaryOp<"neg", "negation">;
+def Infer_NotOp : Infer_FoldableUnaryOp<"not", "logical not">;
+def Infer_ReciprocalOp : Infer_FoldableUnaryOp<"reciprocal", "1 / x">;
+def Infer_ReluOp : Infer_FoldableUnaryOp<"relu", "max(x, 0)">;
 def Infer_RoundOp : Infer_UnaryOp<"round", "rounding half to even">;
 def Infer_SigmoidOp : Infer_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def Infer_SignOp : Infer_UnaryOp<"sign", "the sign (-1, 0 or 1)">;
+def Infer_SignOp : Infer_FoldableUnaryOp<"sign", "the sign (-1, 0 or 1)">;
 def Infer_SinOp : Infer_UnaryOp<"sin", "sine">;
 def Infer_SoftplusOp : Infer_UnaryOp<"softplus", "log(1 + exp(x))">;
-def Infer_SqrtOp : Infer_UnaryOp<"sqrt", "the square root">;
+def Infer_SqrtOp : Infer_FoldableUnaryOp<"sqrt", "the square root">;
 def Infer_TanhOp : Infer_UnaryOp<"tanh", "hyperbolic tangent">;
 def Infer_HardSwishOp : Infer_UnaryOp<"hard_swish", "x * max(0, min(1, x / 6 + 1 / 2))">;
+def Infer_AcosOp : Infer_UnaryOp<"acos", "arc cosine">;
+def Infer_AcoshOp : Infer_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Infer_AsinOp : Infer_UnaryOp<"asin", "arc sine">;
+def Infer_AsinhOp : Infer_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Infer_AtanOp : Infer_UnaryOp<"atan", "arc tangent">;
+def Infer_AtanhOp : Infer_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Infer_BitwiseNotOp : Infer_UnaryOp<"bitwise_not", "bitwise not">;
+def Infer_CoshOp : Infer_UnaryOp<"cosh", "hyperbolic cosine">;
+def Infer_MishOp : Infer_UnaryOp<"mish", "x * tanh(softplus(x))">;
+def Infer_SinhOp : Infer_UnaryOp<"sinh", "hyperbolic sine">;
+def Infer_SoftsignOp : Infer_UnaryOp<"softsign", "x / (1 + |x|)">;
+def Infer_TanOp : Infer_UnaryOp<"tan", "tangent">;
+
+def Infer_IsInfOp : Infer_Op<"is_inf", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "elementwise test for infinity";
+  let description = [{
+    `true` where the input is +inf (if `detect_positive`) or -inf (if
+    `detect_negative`).
+
+    ```mlir
+    %m = infer.is_inf %x {detect_negative = true, detect_positive = true} : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, BoolAttr:$detect_negative, BoolAttr:$detect_positive);
+  let results = (outs Infer_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 def Infer_IsNaNOp : Infer_Op<"is_nan", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "elementwise test for NaN";
   let description = [{
@@ -56,6 +84,12 @@ def Infer_HardSigmoidOp : Infer_ParamUnaryOp<"hard_sigmoid", "max(0, min(1, alph
     (ins F32Attr:$alpha, F32Attr:$beta)>;
 def Infer_LeakyReluOp : Infer_ParamUnaryOp<"leaky_relu", "x if x >= 0 else alpha * x",
     (ins F32Attr:$alpha)>;
+def Infer_CeluOp : Infer_ParamUnaryOp<"celu", "max(0, x) + min(0, alpha * (exp(x / alpha) - 1))",
+    (ins F32Attr:$alpha)>;
+def Infer_ShrinkOp : Infer_ParamUnaryOp<"shrink", "x - bias if x > lambd, x + bias if x < -lambd, else 0",
+    (ins F32Attr:$bias, F32Attr:$lambd)>;
+def Infer_ThresholdedReluOp : Infer_ParamUnaryOp<"thresholded_relu", "x if x > alpha else 0",
+    (ins F32Attr:$alpha)>;
 def Infer_SeluOp : Infer_ParamUnaryOp<"selu", "gamma * (x if x > 0 else alpha * (exp(x) - 1))",
     (ins F32Attr:$alpha, F32Attr:$gamma)>;
 
@@ -76,6 +110,10 @@ def Infer_ModOp : Infer_BinaryOp<"mod", "the remainder (sign of the divisor; C f
 def Infer_AndOp : Infer_BinaryOp<"and", "logical and", [Commutative]>;
 def Infer_OrOp : Infer_BinaryOp<"or", "logical or", [Commutative]>;
 def Infer_XorOp : Infer_BinaryOp<"xor", "logical exclusive or", [Commutative]>;
+def Infer_BitwiseAndOp : Infer_BinaryOp<"bitwise_and", "bitwise and", [Commutative]>;
+def Infer_BitwiseOrOp : Infer_BinaryOp<"bitwise_or", "bitwise or", [Commutative]>;
+def Infer_BitwiseXorOp : Infer_BinaryOp<"bitwise_xor", "bitwise exclusive or", [Commutative]>;
+def Infer_PReluOp : Infer_BinaryOp<"prelu", "x if x >= 0 else slope * x (lhs is x, rhs the slope)">;
 def Infer_BitShiftOp : Infer_BinaryOp<"bit_shift", "a bit shift of lhs by rhs"> {
   let arguments = (ins Infer_Tensor:$lhs, Infer_Tensor:$rhs, BoolAttr:$left);
 }

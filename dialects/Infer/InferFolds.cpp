@@ -248,11 +248,84 @@ OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
       *this, adaptor.getOperands(), [](int64_t a, int64_t b) { return some<int64_t>(a || b); },
       nullptr);
 }
-// Left to run time: rarely part of shape computations.
-OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
-OpFoldResult ModOp::fold(FoldAdaptor) { return {}; }
-OpFoldResult XorOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(*this, adaptor.getOperands(), nullptr,
+                         [](double a, double b) { return some(std::pow(a, b)); });
+}
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  bool fmod = getFmod();
+  return foldElementwise(
+      *this, adaptor.getOperands(),
+      [fmod](int64_t a, int64_t b) -> std::optional<int64_t> {
+        if (b == 0 || (a == INT64_MIN && b == -1))
+          return std::nullopt;
+        int64_t r = a % b; // C semantics: the sign of the dividend (fmod).
+        if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+          r += b; // Python semantics: the sign of the divisor.
+        return r;
+      },
+      [](double a, double b) { return some(std::fmod(a, b)); });
+}
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldElementwise(
+      *this, adaptor.getOperands(), [](int64_t a, int64_t b) { return some<int64_t>((a != 0) != (b != 0)); },
+      nullptr);
+}
+// Left to run time: not part of shape computations.
 OpFoldResult BitShiftOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult BitwiseAndOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult BitwiseOrOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult BitwiseXorOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult PReluOp::fold(FoldAdaptor) { return {}; }
+
+/// Folds a unary op over a constant operand; `intFn` may be null for ops
+/// that only make sense on floats.
+static OpFoldResult foldUnary(Operation *op, Attribute operand,
+                              const std::function<std::optional<int64_t>(int64_t)> &intFn,
+                              const std::function<std::optional<double>(double)> &floatFn) {
+  RankedTensorType type = foldableResultType(op);
+  if (!type)
+    return {};
+  auto input = readHostTensor(operand, maxFoldElements(op));
+  if (!input)
+    return {};
+  HostTensor result;
+  result.isFloat = input->isFloat;
+  for (int64_t i = 0, e = input->size(); i < e; ++i) {
+    if (input->isFloat) {
+      std::optional<double> v = floatFn ? floatFn(input->floats[i]) : std::nullopt;
+      if (!v)
+        return {};
+      result.floats.push_back(*v);
+    } else {
+      std::optional<int64_t> v = intFn ? intFn(input->ints[i]) : std::nullopt;
+      if (!v)
+        return {};
+      result.ints.push_back(*v);
+    }
+  }
+  return makeElements(type, result);
+}
+
+#define INFER_FOLD_UNARY(OP, INT_FN, FLOAT_FN)                                 \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
+    return foldUnary(*this, adaptor.getInput(), INT_FN, FLOAT_FN);             \
+  }
+INFER_FOLD_UNARY(AbsOp, [](int64_t a) { return some(a < 0 ? -a : a); },
+                 [](double a) { return some(std::fabs(a)); })
+INFER_FOLD_UNARY(NegOp, [](int64_t a) { return some(-a); }, [](double a) { return some(-a); })
+INFER_FOLD_UNARY(SignOp, [](int64_t a) { return some<int64_t>((a > 0) - (a < 0)); },
+                 [](double a) { return some<double>((a > 0) - (a < 0)); })
+INFER_FOLD_UNARY(ReluOp, [](int64_t a) { return some(std::max<int64_t>(a, 0)); },
+                 [](double a) { return some(std::fmax(a, 0.0)); })
+INFER_FOLD_UNARY(NotOp, [](int64_t a) { return some<int64_t>(a == 0); }, nullptr)
+INFER_FOLD_UNARY(CeilOp, nullptr, [](double a) { return some(std::ceil(a)); })
+INFER_FOLD_UNARY(FloorOp, nullptr, [](double a) { return some(std::floor(a)); })
+INFER_FOLD_UNARY(SqrtOp, nullptr, [](double a) { return some(std::sqrt(a)); })
+INFER_FOLD_UNARY(ExpOp, nullptr, [](double a) { return some(std::exp(a)); })
+INFER_FOLD_UNARY(LogOp, nullptr, [](double a) { return some(std::log(a)); })
+INFER_FOLD_UNARY(ReciprocalOp, nullptr, [](double a) { return some(1.0 / a); })
+#undef INFER_FOLD_UNARY
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   RankedTensorType type = foldableResultType(*this);

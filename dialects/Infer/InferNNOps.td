@@ -226,6 +226,50 @@ class Infer_AxisOp<string mnemonic, string what> : Infer_InferredOp<mnemonic> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 def Infer_SoftmaxOp : Infer_AxisOp<"softmax", "softmax">;
+def Infer_HardmaxOp : Infer_AxisOp<"hardmax", "one-hot of the first maximum">;
+
+def Infer_LpNormOp : Infer_InferredOp<"lp_norm"> {
+  let summary = "normalizes by the L1 or L2 norm along `axis`";
+  let description = [{
+    ```mlir
+    %y = infer.lp_norm %x {axis = 1 : i64, p = 2 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, I64Attr:$axis, I64Attr:$p);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Infer_GroupNormOp : Infer_InferredOp<"group_norm"> {
+  let summary = "group normalization";
+  let description = [{
+    Normalizes each of `num_groups` channel groups of every sample, then
+    applies the per-channel `scale` and `bias`.
+
+    ```mlir
+    %y = infer.group_norm %x, %s, %b {num_groups = 2 : i64, epsilon = 1.0e-05 : f32}
+        : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, Infer_Tensor:$scale, Infer_Tensor:$bias,
+                   I64Attr:$num_groups, F32Attr:$epsilon);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Infer_LRNOp : Infer_InferredOp<"lrn"> {
+  let summary = "local response normalization across channels";
+  let description = [{
+    ```mlir
+    %y = infer.lrn %x {size = 5 : i64, alpha = 1.0e-04 : f32, beta = 7.5e-01 : f32, bias = 1.0 : f32}
+        : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, I64Attr:$size, F32Attr:$alpha, F32Attr:$beta,
+                   F32Attr:$bias);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
 def Infer_LogSoftmaxOp : Infer_AxisOp<"log_softmax", "log of softmax">;
 
 //===----------------------------------------------------------------------===//

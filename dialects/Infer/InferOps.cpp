@@ -23,6 +23,11 @@ using namespace mlir::infer;
 //===----------------------------------------------------------------------===//
 
 std::optional<SmallVector<int64_t>> mlir::infer::getConstantIntValues(Value value) {
+  // A tensor with no elements has known (no) values whatever produces it:
+  // an empty `axes` graph input, say.
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : RankedTensorType();
+  if (type && type.hasStaticShape() && type.getNumElements() == 0)
+    return SmallVector<int64_t>();
   DenseIntElementsAttr attr;
   if (!value || !matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
@@ -214,6 +219,20 @@ INFER_COMPATIBLE_RETURN_TYPES(TriluOp)
 INFER_COMPATIBLE_RETURN_TYPES(UnsqueezeOp)
 INFER_COMPATIBLE_RETURN_TYPES(WhereOp)
 INFER_COMPATIBLE_RETURN_TYPES(XorOp)
+INFER_COMPATIBLE_RETURN_TYPES(BitwiseAndOp)
+INFER_COMPATIBLE_RETURN_TYPES(BitwiseOrOp)
+INFER_COMPATIBLE_RETURN_TYPES(BitwiseXorOp)
+INFER_COMPATIBLE_RETURN_TYPES(PReluOp)
+INFER_COMPATIBLE_RETURN_TYPES(IsInfOp)
+INFER_COMPATIBLE_RETURN_TYPES(HardmaxOp)
+INFER_COMPATIBLE_RETURN_TYPES(LpNormOp)
+INFER_COMPATIBLE_RETURN_TYPES(GroupNormOp)
+INFER_COMPATIBLE_RETURN_TYPES(LRNOp)
+INFER_COMPATIBLE_RETURN_TYPES(DepthToSpaceOp)
+INFER_COMPATIBLE_RETURN_TYPES(SpaceToDepthOp)
+INFER_COMPATIBLE_RETURN_TYPES(GatherNDOp)
+INFER_COMPATIBLE_RETURN_TYPES(ScatterNDOp)
+INFER_COMPATIBLE_RETURN_TYPES(ScatterElementsOp)
 #undef INFER_COMPATIBLE_RETURN_TYPES
 
 //===----------------------------------------------------------------------===//

@@ -62,6 +62,10 @@ INFER_BINARY(AndOp, Type())
 INFER_BINARY(OrOp, Type())
 INFER_BINARY(XorOp, Type())
 INFER_BINARY(BitShiftOp, Type())
+INFER_BINARY(BitwiseAndOp, Type())
+INFER_BINARY(BitwiseOrOp, Type())
+INFER_BINARY(BitwiseXorOp, Type())
+INFER_BINARY(PReluOp, Type())
 INFER_BINARY(EqualOp, IntegerType::get(ctx, 1))
 INFER_BINARY(GreaterOp, IntegerType::get(ctx, 1))
 INFER_BINARY(GreaterOrEqualOp, IntegerType::get(ctx, 1))
@@ -82,6 +86,12 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapt
 }
 
 LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *ctx, OptLoc, Adaptor adaptor,
+                                        Types &inferred) {
+  return pushTensor(inferred, rankedType(adaptor.getInput()).getShape(),
+                    IntegerType::get(ctx, 1));
+}
+
+LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx, OptLoc, Adaptor adaptor,
                                         Types &inferred) {
   return pushTensor(inferred, rankedType(adaptor.getInput()).getShape(),
                     IntegerType::get(ctx, 1));
@@ -474,6 +484,42 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor a
                                  Types &inferred) {
   return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
                                 inferred);
+}
+
+LogicalResult HardmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                          Types &inferred) {
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
+}
+
+LogicalResult LpNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                         Types &inferred) {
+  if (adaptor.getP() != 1 && adaptor.getP() != 2)
+    return emitOptionalError(loc, "p must be 1 or 2, got ", adaptor.getP());
+  return inferSameTypeAlongAxis(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getAxis()),
+                                inferred);
+}
+
+LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                            Types &inferred) {
+  RankedTensorType x = rankedType(adaptor.getInput());
+  int64_t groups = static_cast<int64_t>(adaptor.getNumGroups());
+  if (x.getRank() < 3)
+    return emitOptionalError(loc, "expects an input of rank >= 3");
+  if (groups < 1 || (!x.isDynamicDim(1) && x.getDimSize(1) % groups != 0))
+    return emitOptionalError(loc, "channels ", x.getDimSize(1), " do not split into ", groups,
+                             " groups");
+  inferred.push_back(x);
+  return success();
+}
+
+LogicalResult LRNOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                      Types &inferred) {
+  RankedTensorType x = rankedType(adaptor.getInput());
+  if (x.getRank() < 3 || adaptor.getSize() < 1)
+    return emitOptionalError(loc, "expects an input of rank >= 3 and a positive size");
+  inferred.push_back(x);
+  return success();
 }
 
 LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,

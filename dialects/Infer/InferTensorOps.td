@@ -286,6 +286,74 @@ def Infer_TriluOp : Infer_InferredOp<"trilu"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Infer_DepthToSpaceOp : Infer_InferredOp<"depth_to_space"> {
+  let summary = "moves channel blocks into spatial blocks (NCHW)";
+  let description = [{
+    `mode` is "DCR" or "CRD" as in ONNX.
+
+    ```mlir
+    %y = infer.depth_to_space %x {block_size = 2 : i64, mode = "DCR"} : tensor<1x8x2x3xf32> -> tensor<1x2x4x6xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, I64Attr:$block_size, StrAttr:$mode);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Infer_SpaceToDepthOp : Infer_InferredOp<"space_to_depth"> {
+  let summary = "moves spatial blocks into channels (NCHW)";
+  let description = [{
+    ```mlir
+    %y = infer.space_to_depth %x {block_size = 2 : i64} : tensor<1x2x4x6xf32> -> tensor<1x8x2x3xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$input, I64Attr:$block_size);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Infer_GatherNDOp : Infer_InferredOp<"gather_nd"> {
+  let summary = "gathers slices at index tuples (ONNX GatherND)";
+  let description = [{
+    ```mlir
+    %y = infer.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$data, Infer_Tensor:$indices, I64Attr:$batch_dims);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Infer_ScatterNDOp : Infer_InferredOp<"scatter_nd"> {
+  let summary = "writes updates at index tuples (ONNX ScatterND)";
+  let description = [{
+    `reduction` is "none", "add", "mul", "max" or "min".
+
+    ```mlir
+    %y = infer.scatter_nd %x, %i, %u {reduction = "none"}
+        : (tensor<8xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$data, Infer_Tensor:$indices, Infer_Tensor:$updates,
+                   StrAttr:$reduction);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Infer_ScatterElementsOp : Infer_InferredOp<"scatter_elements"> {
+  let summary = "writes single elements along `axis` (ONNX ScatterElements)";
+  let description = [{
+    ```mlir
+    %y = infer.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "none"}
+        : (tensor<2x4xf32>, tensor<2x1xi64>, tensor<2x1xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Infer_Tensor:$data, Infer_Tensor:$indices, Infer_Tensor:$updates,
+                   I64Attr:$axis, StrAttr:$reduction);
+  let results = (outs Infer_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions, scans, selection
 //===----------------------------------------------------------------------===//

@@ -449,3 +449,98 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc, Adaptor ada
   (void)pushTensor(inferred, shape, x.getElementType());
   return pushTensor(inferred, shape, IntegerType::get(ctx, 64));
 }
+
+//===----------------------------------------------------------------------===//
+// Block rearrangement, scatter and N-d gather
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferBlockMove(OptLoc loc, Value input, int64_t block, bool toSpace,
+                                    Types &inferred) {
+  RankedTensorType x = rankedType(input);
+  if (x.getRank() != 4 || block < 1)
+    return emitOptionalError(loc, "expects a 4-D NCHW input and a positive block size");
+  SmallVector<int64_t> shape(x.getShape());
+  auto scale = [&](int64_t d, bool up) {
+    if (ShapedType::isDynamic(d))
+      return kDynamic;
+    return up ? d * block : d / block;
+  };
+  int64_t area = block * block;
+  if (toSpace) {
+    if (!x.isDynamicDim(1) && x.getDimSize(1) % area != 0)
+      return emitOptionalError(loc, "channels ", x.getDimSize(1), " not divisible by ", area);
+    shape[1] = ShapedType::isDynamic(shape[1]) ? kDynamic : shape[1] / area;
+    shape[2] = scale(shape[2], true);
+    shape[3] = scale(shape[3], true);
+  } else {
+    for (int64_t i : {2, 3})
+      if (!x.isDynamicDim(i) && x.getDimSize(i) % block != 0)
+        return emitOptionalError(loc, "spatial dim ", i, " not divisible by ", block);
+    shape[1] = ShapedType::isDynamic(shape[1]) ? kDynamic : shape[1] * area;
+    shape[2] = scale(shape[2], false);
+    shape[3] = scale(shape[3], false);
+  }
+  return pushTensor(inferred, shape, x.getElementType());
+}
+
+LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                               Types &inferred) {
+  StringRef mode = adaptor.getMode();
+  if (mode != "DCR" && mode != "CRD")
+    return emitOptionalError(loc, "mode must be DCR or CRD, got '", mode, "'");
+  return inferBlockMove(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getBlockSize()),
+                        true, inferred);
+}
+
+LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                               Types &inferred) {
+  return inferBlockMove(loc, adaptor.getInput(), static_cast<int64_t>(adaptor.getBlockSize()),
+                        false, inferred);
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                           Types &inferred) {
+  RankedTensorType data = rankedType(adaptor.getData()), indices = rankedType(adaptor.getIndices());
+  int64_t batch = static_cast<int64_t>(adaptor.getBatchDims());
+  if (indices.getRank() < 1 || batch < 0 || batch >= std::min(data.getRank(), indices.getRank()))
+    return emitOptionalError(loc, "batch_dims ", batch, " is out of range");
+  int64_t depth = indices.getShape().back();
+  if (ShapedType::isDynamic(depth))
+    return emitOptionalError(loc, "the last dim of indices must be static");
+  if (depth < 1 || batch + depth > data.getRank())
+    return emitOptionalError(loc, "index tuples of length ", depth, " do not fit ", data);
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(batch + depth));
+  return pushTensor(inferred, shape, data.getElementType());
+}
+
+static LogicalResult checkReduction(OptLoc loc, StringRef reduction) {
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return emitOptionalError(loc, "unknown reduction '", reduction, "'");
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                            Types &inferred) {
+  if (failed(checkReduction(loc, adaptor.getReduction())))
+    return failure();
+  RankedTensorType data = rankedType(adaptor.getData());
+  if (rankedType(adaptor.getUpdates()).getElementType() != data.getElementType())
+    return emitOptionalError(loc, "updates must have the data's element type");
+  inferred.push_back(data);
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                                  Types &inferred) {
+  if (failed(checkReduction(loc, adaptor.getReduction())))
+    return failure();
+  RankedTensorType data = rankedType(adaptor.getData());
+  if (failed(checkAxis(loc, static_cast<int64_t>(adaptor.getAxis()), data.getRank())))
+    return failure();
+  if (rankedType(adaptor.getIndices()).getRank() != data.getRank())
+    return emitOptionalError(loc, "indices must have the data's rank");
+  inferred.push_back(data);
+  return success();
+}

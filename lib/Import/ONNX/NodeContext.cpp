@@ -178,9 +178,15 @@ std::optional<SmallVector<int64_t>> NodeContext::constantInts(Value value) {
 FailureOr<SmallVector<int64_t>> NodeContext::requireConstantInts(Value value, StringRef what) {
   if (auto values = getConstantIntValues(value))
     return *values;
-  return emitError() << what
-                     << " must be a constant (or computable from static shapes); pass "
-                        "--input-shape to make the input shapes static";
+  auto diag = emitError() << what << " must be known at compile time: a constant, or computed "
+                                     "from static shapes";
+  // The hint helps only when some graph input still has dynamic dims.
+  Block *entry = builder_.getInsertionBlock();
+  if (llvm::any_of(entry->getArguments(), [](BlockArgument arg) {
+        return !cast<RankedTensorType>(arg.getType()).hasStaticShape();
+      }))
+    diag << "; pass --input-shape to make the input shapes static";
+  return diag;
 }
 
 Value NodeContext::constantI64(ArrayRef<int64_t> values) {

@@ -95,6 +95,27 @@ LogicalResult importHardSigmoid(NodeContext &ctx) {
   return ctx.setOutputs(r);
 }
 
+LogicalResult importShrink(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(float bias, ctx.floatAttr("bias", 0.0f));
+  ASSIGN_OR_FAIL(float lambd, ctx.floatAttr("lambd", 0.5f));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<ShrinkOp>(
+                              {ctx.input(0)}, {ctx.f32Attr("bias", bias), ctx.f32Attr("lambd", lambd)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importIsInf(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t negative, ctx.intAttr("detect_negative", 1));
+  ASSIGN_OR_FAIL(int64_t positive, ctx.intAttr("detect_positive", 1));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<IsInfOp>({ctx.input(0)},
+                                               {ctx.boolAttr("detect_negative", negative != 0),
+                                                ctx.boolAttr("detect_positive", positive != 0)}));
+  return ctx.setOutputs(r);
+}
+
 LogicalResult importSelu(NodeContext &ctx) {
   if (failed(ctx.expectInputs(1, 1)))
     return failure();
@@ -248,6 +269,27 @@ void mlir::infer::onnx_import::registerElementwiseOps(OpRegistry &r) {
   r.add("Softplus", {1, 22}, importUnary<SoftplusOp>);
   r.add("Sqrt", {6, 13}, importUnary<SqrtOp>);
   r.add("Tanh", {6, 13}, importUnary<TanhOp>);
+  r.add("Acos", {7, 22}, importUnary<AcosOp>);
+  r.add("Acosh", {9, 22}, importUnary<AcoshOp>);
+  r.add("Asin", {7, 22}, importUnary<AsinOp>);
+  r.add("Asinh", {9, 22}, importUnary<AsinhOp>);
+  r.add("Atan", {7, 22}, importUnary<AtanOp>);
+  r.add("Atanh", {9, 22}, importUnary<AtanhOp>);
+  r.add("BitwiseNot", {18}, importUnary<BitwiseNotOp>);
+  r.add("Cosh", {9, 22}, importUnary<CoshOp>);
+  r.add("Mish", {18, 22}, importUnary<MishOp>);
+  r.add("Sinh", {9, 22}, importUnary<SinhOp>);
+  r.add("Softsign", {1, 22}, importUnary<SoftsignOp>);
+  r.add("Tan", {7, 22}, importUnary<TanOp>);
+  r.add("IsInf", {10, 20}, importIsInf);
+  r.add("Shrink", {9}, importShrink);
+  r.add("Celu", {12}, [](NodeContext &c) { return importAlpha<CeluOp>(c, 1.0f); });
+  r.add("ThresholdedRelu", {10, 22},
+        [](NodeContext &c) { return importAlpha<ThresholdedReluOp>(c, 1.0f); });
+  r.add("PRelu", {7, 9, 16}, importBinary<PReluOp>);
+  r.add("BitwiseAnd", {18}, importBinary<BitwiseAndOp>);
+  r.add("BitwiseOr", {18}, importBinary<BitwiseOrOp>);
+  r.add("BitwiseXor", {18}, importBinary<BitwiseXorOp>);
 
   r.add("Elu", {6, 22}, [](NodeContext &c) { return importAlpha<EluOp>(c, 1.0f); });
   r.add("LeakyRelu", {6, 16}, [](NodeContext &c) { return importAlpha<LeakyReluOp>(c, 0.01f); });

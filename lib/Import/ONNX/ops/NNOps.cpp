@@ -276,6 +276,64 @@ LogicalResult importSoftmax(NodeContext &ctx) {
   return ctx.setOutputs(r);
 }
 
+LogicalResult importHardmax(NodeContext &ctx) {
+  // Before opset 13 Hardmax flattened to 2-D like Softmax; only the case
+  // where that is the same (axis = last) is accepted there.
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  int64_t rank = ctx.inputType(0).getRank();
+  bool legacy = ctx.sinceVersion() < 13;
+  ASSIGN_OR_FAIL(int64_t axis, ctx.intAttr("axis", legacy ? 1 : -1));
+  ASSIGN_OR_FAIL(axis, ctx.normalizeAxis(axis, rank));
+  if (legacy && axis != rank - 1)
+    return ctx.emitError() << "Hardmax before opset 13 is only supported over the last axis";
+  ASSIGN_OR_FAIL(Value r, ctx.create1<HardmaxOp>({ctx.input(0)}, {ctx.i64Attr("axis", axis)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importLpNorm(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t axis, ctx.intAttr("axis", -1));
+  ASSIGN_OR_FAIL(axis, ctx.normalizeAxis(axis, ctx.inputType(0).getRank()));
+  ASSIGN_OR_FAIL(int64_t p, ctx.intAttr("p", 2));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<LpNormOp>({ctx.input(0)}, {ctx.i64Attr("axis", axis),
+                                                                 ctx.i64Attr("p", p)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importGroupNorm(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(3, 3)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t groups, ctx.intAttr("num_groups", std::nullopt));
+  ASSIGN_OR_FAIL(float epsilon, ctx.floatAttr("epsilon", 1e-5f));
+  ASSIGN_OR_FAIL(int64_t stashType, ctx.intAttr("stash_type", 1));
+  (void)stashType; // Precision of intermediate statistics.
+  RankedTensorType scale = ctx.inputType(1);
+  // Opset 18 gave scale and bias one value per group (opset 21: per channel).
+  if (ctx.sinceVersion() < 21 && scale.getRank() == 1 && scale.getDimSize(0) == groups &&
+      groups != ctx.inputType(0).getDimSize(1))
+    return ctx.emitError() << "per-group scale and bias (GroupNormalization-18) are not "
+                              "supported; re-export at opset 21";
+  ASSIGN_OR_FAIL(Value r, ctx.create1<GroupNormOp>({ctx.input(0), ctx.input(1), ctx.input(2)},
+                                                   {ctx.i64Attr("num_groups", groups),
+                                                    ctx.f32Attr("epsilon", epsilon)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importLRN(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t size, ctx.intAttr("size", std::nullopt));
+  ASSIGN_OR_FAIL(float alpha, ctx.floatAttr("alpha", 1e-4f));
+  ASSIGN_OR_FAIL(float beta, ctx.floatAttr("beta", 0.75f));
+  ASSIGN_OR_FAIL(float bias, ctx.floatAttr("bias", 1.0f));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<LRNOp>({ctx.input(0)},
+                                             {ctx.i64Attr("size", size), ctx.f32Attr("alpha", alpha),
+                                              ctx.f32Attr("beta", beta), ctx.f32Attr("bias", bias)}));
+  return ctx.setOutputs(r);
+}
+
 /// A constant tensor operand with zero elements counts as absent (Resize's
 /// empty `scales` when `sizes` is given, its empty `roi`).
 bool isEmptyTensor(Value v) {
@@ -442,7 +500,8 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
   (void)precision;
   if (blockSize != 0)
     return ctx.emitError() << "blocked quantization (block_size) is not supported";
-  if (x.getRank() > 0) {
+  // The axis only matters for per-axis (1-D) scales; per-tensor ones ignore it.
+  if (ctx.inputType(1).getRank() > 0) {
     ASSIGN_OR_FAIL(axis, ctx.normalizeAxis(axis, x.getRank()));
   } else {
     axis = 0;
@@ -474,7 +533,8 @@ LogicalResult importDequantizeLinear(NodeContext &ctx) {
   (void)outputDtype; // The result type is the scale's, as output_dtype requires.
   if (blockSize != 0)
     return ctx.emitError() << "blocked quantization (block_size) is not supported";
-  if (x.getRank() > 0) {
+  // The axis only matters for per-axis (1-D) scales; per-tensor ones ignore it.
+  if (ctx.inputType(1).getRank() > 0) {
     ASSIGN_OR_FAIL(axis, ctx.normalizeAxis(axis, x.getRank()));
   } else {
     axis = 0;
@@ -504,6 +564,10 @@ void mlir::infer::onnx_import::registerNNOps(OpRegistry &r) {
   r.add("Resize", {10, 11, 13, 18, 19}, importResize);
   r.add("Upsample", {7, 9}, importUpsample);
   r.add("Einsum", {12}, importEinsum);
+  r.add("Hardmax", {1, 11, 13}, importHardmax);
+  r.add("LpNormalization", {1, 22}, importLpNorm);
+  r.add("GroupNormalization", {18, 21}, importGroupNorm);
+  r.add("LRN", {1, 13}, importLRN);
   r.add("QuantizeLinear", {10, 13, 19, 21, 23, 24}, importQuantizeLinear);
   r.add("DequantizeLinear", {10, 13, 19, 21, 23, 24}, importDequantizeLinear);
 }

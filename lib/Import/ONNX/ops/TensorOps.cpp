@@ -338,6 +338,54 @@ LogicalResult importTrilu(NodeContext &ctx) {
   return ctx.setOutputs(r);
 }
 
+LogicalResult importDepthToSpace(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t block, ctx.intAttr("blocksize", std::nullopt));
+  ASSIGN_OR_FAIL(std::string mode, ctx.stringAttr("mode", std::string("DCR")));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<DepthToSpaceOp>({ctx.input(0)}, {ctx.i64Attr("block_size", block),
+                                                                      ctx.strAttr("mode", mode)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importSpaceToDepth(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(1, 1)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t block, ctx.intAttr("blocksize", std::nullopt));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<SpaceToDepthOp>({ctx.input(0)}, {ctx.i64Attr("block_size", block)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importGatherND(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(2, 2)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t batchDims, ctx.intAttr("batch_dims", 0));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<GatherNDOp>({ctx.input(0), ctx.input(1)},
+                                                  {ctx.i64Attr("batch_dims", batchDims)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importScatterND(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(3, 3)))
+    return failure();
+  ASSIGN_OR_FAIL(std::string reduction, ctx.stringAttr("reduction", std::string("none")));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<ScatterNDOp>({ctx.input(0), ctx.input(1), ctx.input(2)},
+                                                   {ctx.strAttr("reduction", reduction)}));
+  return ctx.setOutputs(r);
+}
+
+LogicalResult importScatterElements(NodeContext &ctx) {
+  if (failed(ctx.expectInputs(3, 3)))
+    return failure();
+  ASSIGN_OR_FAIL(int64_t axis, ctx.intAttr("axis", 0));
+  ASSIGN_OR_FAIL(axis, ctx.normalizeAxis(axis, ctx.inputType(0).getRank()));
+  ASSIGN_OR_FAIL(std::string reduction, ctx.stringAttr("reduction", std::string("none")));
+  ASSIGN_OR_FAIL(Value r, ctx.create1<ScatterElementsOp>({ctx.input(0), ctx.input(1), ctx.input(2)},
+                                                         {ctx.i64Attr("axis", axis),
+                                                          ctx.strAttr("reduction", reduction)}));
+  return ctx.setOutputs(r);
+}
+
 /// Constant: exactly one of value / value_float(s) / value_int(s) /
 /// value_string(s) / sparse_value.
 LogicalResult importConstantNode(NodeContext &ctx) {
@@ -393,6 +441,11 @@ void mlir::infer::onnx_import::registerTensorOps(OpRegistry &r) {
   r.add("Size", {1, 13, 19, 21, 23}, importSize);
   r.add("Range", {11}, importRange);
   r.add("Trilu", {14}, importTrilu);
+  r.add("DepthToSpace", {1, 11, 13}, importDepthToSpace);
+  r.add("SpaceToDepth", {1, 13}, importSpaceToDepth);
+  r.add("GatherND", {11, 12, 13}, importGatherND);
+  r.add("ScatterND", {11, 13, 16, 18}, importScatterND);
+  r.add("ScatterElements", {11, 13, 16, 18}, importScatterElements);
   r.add("Constant", {1, 9, 11, 12, 13, 19, 21, 23, 24}, importConstantNode);
   r.add("ConstantOfShape", {9, 20, 21, 23, 24}, importConstantOfShape);
 }

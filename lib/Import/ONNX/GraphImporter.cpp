@@ -19,7 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
-#include <deque>
+#include <queue>
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -211,7 +211,8 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
                << "' has the name of a graph input or initializer";
     }
   }
-  // Kahn's algorithm, taking ready nodes in file order for stable output.
+  // Kahn's algorithm, always taking the ready node that comes first in the
+  // file: a graph that is already sorted keeps its order.
   std::vector<int> pending(n, 0);
   std::vector<std::vector<int>> users(n);
   for (int i = 0; i < n; ++i) {
@@ -230,17 +231,17 @@ FailureOr<std::vector<int>> GraphImporter::sortNodes() {
     }
   }
   std::vector<int> order;
-  std::deque<int> ready;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < n; ++i)
     if (pending[i] == 0)
-      ready.push_back(i);
+      ready.push(i);
   while (!ready.empty()) {
-    int i = ready.front();
-    ready.pop_front();
+    int i = ready.top();
+    ready.pop();
     order.push_back(i);
     for (int user : users[i])
       if (--pending[user] == 0)
-        ready.push_back(user);
+        ready.push(user);
   }
   if (static_cast<int>(order.size()) != n) {
     // Nodes left with pending inputs are on a cycle or fed by one.

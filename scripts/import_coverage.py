@@ -252,7 +252,7 @@ def classify_message(stderr: str) -> tuple[str, str, str]:
             r"string tensor|not a tensor|element type|data type|dtype|cast to \S+ is not supported",
             body):
         category = "type"
-    elif re.search(r"must be (a )?constant", body):
+    elif re.search(r"must be (a )?constant|must be known at compile time", body):
         category = "non-constant input"
     elif "not supported" in body and op not in (MODEL_LEVEL_OP, GRAPH_INPUT_OP):
         category = "attribute"

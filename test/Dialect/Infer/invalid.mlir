@@ -181,3 +181,24 @@ func.func @range_zero_delta() -> tensor<?xi64> {
   %0 = infer.range %a, %b, %d : tensor<i64>, tensor<i64>, tensor<i64> -> tensor<?xi64>
   return %0 : tensor<?xi64>
 }
+
+// -----
+
+// Tests that where's condition must broadcast with the broadcast values.
+func.func @where_condition(%c: tensor<3xi1>, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{condition shape cannot be broadcast with the values}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = infer.where %c, %a, %b : tensor<3xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that cast only converts to integer and float element types.
+func.func @cast_to_index(%x: tensor<4xf32>) -> tensor<4xindex> {
+  // expected-error @below {{cannot cast to 'index'}}
+  // expected-error @below {{failed to infer returned types}}
+  %0 = infer.cast %x {to = index, saturate = true} : tensor<4xf32> -> tensor<4xindex>
+  return %0 : tensor<4xindex>
+}
+

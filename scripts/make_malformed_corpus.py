@@ -15,6 +15,8 @@ Rules the generator follows:
   * Nothing in the corpus is a symlink: external_symlink.onnx refers to
     'link.bin', which the lit test creates at test time (symlinks do not
     survive every checkout and must point at a test-time-specific path).
+    Likewise external_directory.onnx refers to 'data.bin', which the lit
+    test creates as a directory.
 
 Usage:
     scripts/make_malformed_corpus.py [--out DIR]
@@ -378,6 +380,41 @@ def raw_data_and_typed() -> dict[str, bytes]:
     return {"raw_data_and_typed.onnx": add_with_initializer(w).SerializeToString()}
 
 
+def unnamed_initializer() -> dict[str, bytes]:
+    # Unused: the name check must not depend on a node looking it up.
+    m = relu_model()
+    m.graph.initializer.append(raw_tensor("", [2, 3], float_bytes(6)))
+    return {"unnamed_initializer.onnx": m.SerializeToString()}
+
+
+def sparse_initializer() -> dict[str, bytes]:
+    # A well-formed 2x3 sparse tensor with one value at flat index 4.
+    sparse = helper.make_sparse_tensor(
+        helper.make_tensor("w", FLOAT, [1], [5.0]),
+        helper.make_tensor("w_indices", INT64, [1], [4]),
+        [2, 3])
+    m = relu_model()
+    m.graph.sparse_initializer.append(sparse)
+    return {"sparse_initializer.onnx": m.SerializeToString()}
+
+
+def sequence_input() -> dict[str, bytes]:
+    m = model(
+        [helper.make_node("Identity", ["x"], ["y"], name="id0")],
+        [helper.make_tensor_sequence_value_info("x", FLOAT, [2, 3])],
+        [helper.make_tensor_sequence_value_info("y", FLOAT, [2, 3])],
+    )
+    return {"sequence_input.onnx": m.SerializeToString()}
+
+
+def external_no_location() -> dict[str, bytes]:
+    w = external_tensor("w", [2, 3], "unused.bin", offset=0, length=24)
+    kept = [e for e in w.external_data if e.key != "location"]
+    del w.external_data[:]
+    w.external_data.extend(kept)
+    return {"external_no_location.onnx": add_with_initializer(w).SerializeToString()}
+
+
 # (builder, what is wrong, what a good diagnostic should name).  The README is
 # generated from this table so that the documentation cannot drift from the
 # files.  "Must not parse" cases are listed in UNPARSEABLE and verified below.
@@ -442,6 +479,20 @@ CASES: list[tuple[Callable[[], dict[str, bytes]], str, str]] = [
      "graph input `x`, elem_type 999"),
     (raw_data_and_typed, "initializer `w` has both raw_data and float_data set",
      "initializer `w` (used by node `add0`)"),
+    (unnamed_initializer, "an (unused) initializer has an empty name", "the file (an initializer has no name)"),
+    (sparse_initializer, "the graph has a sparse initializer `w`", "the file (sparse initializers)"),
+    (sequence_input, "graph input `x` is a sequence of tensors", "graph input `x` (not a tensor)"),
+    (external("external_bad_offset.onnx", "external_offset_past_end.bin", offset=-8),
+     "initializer `w` is EXTERNAL with offset `-8`", "initializer `w`, the key `offset` and its value"),
+    (external_no_location, "initializer `w` is EXTERNAL with offset and length but no location",
+     "initializer `w` (no location)"),
+    (external("external_length_mismatch.onnx", "external_offset_past_end.bin", length=20),
+     "initializer `w` (float [2,3], 24 bytes) is EXTERNAL with length 20",
+     "initializer `w`, both lengths"),
+    (external("external_directory.onnx", "data.bin"),
+     "initializer `w` is EXTERNAL at `data.bin`; the lit test makes `data.bin` a directory "
+     "(not shipped here)",
+     "initializer `w`, location `data.bin` (not a regular file)"),
 ]
 
 UNPARSEABLE = {"truncated.onnx", "not_protobuf.onnx"}
@@ -461,8 +512,9 @@ def readme(rows: list[tuple[list[str], str, str]]) -> str:
         "file outside the model's directory.",
         "",
         "`external_symlink.onnx` expects `link.bin` next to it to be a symlink "
-        "pointing outside this directory; the lit test creates it at test time "
-        "(it is not checked in).",
+        "pointing outside this directory, and `external_directory.onnx` expects "
+        "`data.bin` to be a directory; the lit test creates both at test time "
+        "(they are not checked in).",
         "",
         "| File | What is wrong | A good error names |",
         "| --- | --- | --- |",

@@ -262,8 +262,11 @@ static FailureOr<int64_t> windowOutputSize(OptLoc loc, int64_t in, int64_t kerne
                                            int64_t dilation, bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return kDynamic;
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = in + padBegin + padEnd;
+  WideDim wideSpan = WideDim(dilation) * (kernel - 1) + 1;
+  WideDim widePadded = WideDim(in) + padBegin + padEnd;
+  if (!fitsDim(wideSpan) || !fitsDim(widePadded))
+    return emitOptionalError(loc, "window or padding is too large (dim sizes overflow int64)");
+  int64_t span = static_cast<int64_t>(wideSpan), padded = static_cast<int64_t>(widePadded);
   if (padded < span)
     return emitOptionalError(loc, "window of extent ", span, " is larger than the padded input (",
                              padded, ")");
@@ -342,12 +345,15 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adapt
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t out = adaptor.getStrides()[i] * (in - 1) + adaptor.getOutputPadding()[i] +
-                  (k - 1) * adaptor.getDilations()[i] + 1 - adaptor.getPads()[i] -
+    WideDim out = WideDim(adaptor.getStrides()[i]) * (in - 1) + adaptor.getOutputPadding()[i] +
+                  WideDim(k - 1) * adaptor.getDilations()[i] + 1 - adaptor.getPads()[i] -
                   adaptor.getPads()[i + spatial];
+    if (out > INT64_MAX || out < INT64_MIN)
+      return emitOptionalError(loc, "output size of spatial dim ", i, " overflows int64");
     if (out < 1)
-      return emitOptionalError(loc, "output size ", out, " of spatial dim ", i, " is not positive");
-    shape.push_back(out);
+      return emitOptionalError(loc, "output size ", static_cast<int64_t>(out), " of spatial dim ",
+                               i, " is not positive");
+    shape.push_back(static_cast<int64_t>(out));
   }
   return pushTensor(inferred, shape, x.getElementType());
 }

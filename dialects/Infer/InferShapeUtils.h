@@ -17,6 +17,12 @@ inline constexpr int64_t kDynamic = ShapedType::kDynamic;
 using Types = SmallVectorImpl<Type>;
 using OptLoc = std::optional<Location>;
 
+/// Dim arithmetic is done in 128 bits so that attributes of a malformed
+/// model (pads of 2^63 - 1, say) cannot overflow; fitsDim says whether the
+/// exact result is a valid (non-negative int64) dim.
+using WideDim = __int128;
+inline bool fitsDim(WideDim v) { return v >= 0 && v <= INT64_MAX; }
+
 inline RankedTensorType rankedType(Value v) {
   return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
 }

@@ -75,7 +75,11 @@ LogicalResult RangeOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapt
     double s = asDouble(start), l = asDouble(limit), d = asDouble(delta);
     if (d == 0)
       return emitOptionalError(loc, "delta must not be zero");
-    count = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+    double n = std::ceil((l - s) / d);
+    if (!std::isfinite(n) || n > 9.0e18)
+      return emitOptionalError(loc, "range from ", s, " to ", l, " by ", d,
+                               " has too many elements");
+    count = std::max<int64_t>(0, static_cast<int64_t>(n));
   }
   return pushTensor(inferred, {count}, elementType);
 }
@@ -237,11 +241,14 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapt
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (sizes.empty() || llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
     return emitOptionalError(loc, "split sizes must be non-negative and non-empty");
-  int64_t total = 0;
+  WideDim total = 0;
   for (int64_t s : sizes)
     total += s;
+  if (!fitsDim(total))
+    return emitOptionalError(loc, "split sizes overflow int64");
   if (!x.isDynamicDim(axis) && total != x.getDimSize(axis))
-    return emitOptionalError(loc, "split sizes add up to ", total, ", dim ", axis, " is ",
+    return emitOptionalError(loc, "split sizes add up to ", static_cast<int64_t>(total), ", dim ",
+                             axis, " is ",
                              x.getDimSize(axis));
   for (int64_t s : sizes) {
     SmallVector<int64_t> shape(x.getShape());
@@ -356,7 +363,12 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adapto
         continue;
       if (r < 0)
         return emitOptionalError(loc, "repeats must be non-negative");
-      shape[i] = x.isDynamicDim(i) ? kDynamic : x.getDimSize(i) * r;
+      if (x.isDynamicDim(i))
+        continue;
+      WideDim dim = WideDim(x.getDimSize(i)) * r;
+      if (!fitsDim(dim))
+        return emitOptionalError(loc, "tiling dim ", i, " by ", r, " overflows int64");
+      shape[i] = static_cast<int64_t>(dim);
     }
   }
   return pushTensor(inferred, shape, x.getElementType());
@@ -376,9 +388,12 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor
     for (int64_t i = 0; i < rank; ++i) {
       if (x.isDynamicDim(i))
         continue;
-      shape[i] = x.getDimSize(i) + (*pads)[i] + (*pads)[i + rank];
-      if (shape[i] < 0)
+      WideDim dim = WideDim(x.getDimSize(i)) + (*pads)[i] + (*pads)[i + rank];
+      if (dim < 0)
         return emitOptionalError(loc, "pads crop dim ", i, " below zero");
+      if (!fitsDim(dim))
+        return emitOptionalError(loc, "padding dim ", i, " overflows int64");
+      shape[i] = static_cast<int64_t>(dim);
     }
   }
   return pushTensor(inferred, shape, x.getElementType());

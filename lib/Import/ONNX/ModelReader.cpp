@@ -26,6 +26,9 @@ mlir::infer::onnx_import::readModelFile(MLIRContext &context, const std::string 
   if (!buffer)
     return emitError(loc) << "cannot read the model: " << buffer.getError().message();
   StringRef bytes = (*buffer)->getBuffer();
+  // An empty file parses as an empty (valid) protobuf message.
+  if (bytes.empty())
+    return emitError(loc) << "the model file is empty";
   auto model = std::make_unique<onnx::ModelProto>();
 
   if (isTextFormat(path)) {

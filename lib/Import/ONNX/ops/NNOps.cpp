@@ -258,7 +258,7 @@ LogicalResult importSoftmax(NodeContext &ctx) {
   ASSIGN_OR_FAIL(int64_t axis, ctx.intAttr("axis", legacy ? 1 : -1));
   int64_t rank = x.getRank();
   if (legacy && rank > 0) {
-    if (axis < -rank || axis > rank)
+    if (axis < -rank || axis >= rank)
       return ctx.emitError() << "axis " << axis << " is out of range for rank " << rank;
     if (axis < 0)
       axis += rank;

@@ -13,9 +13,15 @@
 
 #include "Infer/InferDialect.h"
 #include "Infer/InferOps.h"
+#include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -71,7 +77,9 @@ bool isMLIRInput(int argc, char **argv) {
 }
 
 void registerEverything(DialectRegistry &registry) {
-  registry.insert<infer::InferDialect, func::FuncDialect>();
+  registry.insert<infer::InferDialect, func::FuncDialect, affine::AffineDialect,
+                  arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
+                  tensor::TensorDialect>();
 }
 
 /// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
@@ -89,7 +97,12 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   std::string message = diag.str();
   std::string where;
   if (auto name = dyn_cast<NameLoc>(diag.getLocation())) {
-    if (StringRef(message).starts_with("'infer."))
+    // Importer messages name their subject already; the rest (verifier and
+    // lowering errors) get the node from the op's location.
+    StringRef text(message);
+    if (!text.starts_with("node '") && !text.starts_with("initializer '") &&
+        !text.starts_with("graph ") && !text.starts_with("the graph") &&
+        !text.starts_with("--input-shape"))
       where = "node '" + name.getName().str() + "': ";
   } else if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
     where = file.getFilename().str() + ": ";
@@ -163,6 +176,8 @@ int runONNX(const Options &opts) {
   registerEverything(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the ONNX node; dumping the failing op is noise here.
+  context.printOpOnDiagnostic(false);
   context.getOrLoadDialect<infer::InferDialect>()->setMaxFoldElements(opts.maxFoldElements);
   ScopedDiagnosticHandler diagnostics(&context, printDiagnostic);
 
@@ -179,6 +194,16 @@ int runONNX(const Options &opts) {
       llvm::errs() << "infer-opt: error: internal: simplification failed\n";
       return kExitInternal;
     }
+  }
+  if (opts.emit == "linalg") {
+    // A failure here names the op that cannot be lowered yet: an
+    // unsupported model feature, reported as bad input.
+    PassManager pm(&context);
+    pm.addPass(infer::createConvertInferToLinalg());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return kExitBadInput;
   }
 
   OpPrintingFlags flags;
@@ -204,6 +229,7 @@ int main(int argc, char **argv) {
     DialectRegistry registry;
     registerEverything(registry);
     registerTransformsPasses();
+    infer::registerInferConversionPasses();
     return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
                                                                               : kExitOk;
   }
@@ -222,8 +248,10 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", opts.output,
                  "Output file; '-' is stdout. Written atomically: nothing is written on error")
       ->capture_default_str();
-  app.add_option("--emit", opts.emit, "What to emit. infer: the imported, simplified dialect")
-      ->check(CLI::IsMember({"infer"}))
+  app.add_option("--emit", opts.emit,
+                 "What to emit. infer: the imported, simplified dialect; linalg: lowered to "
+                 "linalg/tensor/arith/math on tensors (needs static shapes)")
+      ->check(CLI::IsMember({"infer", "linalg"}))
       ->capture_default_str();
   app.add_option("--input-shape", opts.inputShapes,
                  "Specialize a graph input: NAME:D0xD1x... (e.g. x:1x3x224x224; NAME: alone for "

@@ -1,0 +1,438 @@
+//===- Convolution.cpp - Conv, pooling and global pooling to linalg -------===//
+//
+// Convolutions and pools are linalg.generic ops over (n, c, out..., [c',]
+// window...) reading a tensor.pad'ed input through strided, dilated maps.
+// Grouped convolutions index the input channel as (m floordiv M/G) * C/G +
+// c', so one generic covers plain, grouped and depthwise convolutions and
+// any number of spatial dims.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "infer-opt/Conversion/InferToLinalg/InferToLinalg.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::infer;
+using namespace mlir::infer::lowering;
+
+namespace {
+
+/// Pads the spatial dims (2..) of an NC... tensor with `value`; `lows` and
+/// `highs` hold one entry per spatial dim.
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> lows,
+                 ArrayRef<int64_t> highs, Value value) {
+  if (llvm::all_of(lows, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(highs, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> low = {0, 0}, high = {0, 0};
+  llvm::append_range(low, lows);
+  llvm::append_range(high, highs);
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 2; i < shape.size(); ++i)
+    shape[i] += low[i] + high[i];
+  auto padType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<OpFoldResult> lowOfr, highOfr;
+  for (size_t i = 0; i < low.size(); ++i) {
+    lowOfr.push_back(b.getIndexAttr(low[i]));
+    highOfr.push_back(b.getIndexAttr(high[i]));
+  }
+  return tensor::PadOp::create(b, loc, padType, input, lowOfr, highOfr, value);
+}
+
+struct ConvLowering : public OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType();
+    RankedTensorType resultType = op.getType();
+    Type et = resultType.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer convolution");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t spatial = x.getRank() - 2;
+    int64_t group = op.getGroup();
+    int64_t m = w.getDimSize(0), cPerGroup = w.getDimSize(1), mPerGroup = m / group;
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads();
+    Value padded = padSpatial(rewriter, loc, op.getInput(), pads.take_front(spatial),
+                              pads.drop_front(spatial), scalarConstant(rewriter, loc, et, 0));
+    // Loop dims: n, m, out_0..out_{s-1}, c', k_0..k_{s-1}.
+    unsigned numDims = 3 + 2 * spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    AffineExpr cIndex = d(1).floorDiv(mPerGroup) * cPerGroup + d(2 + spatial);
+    if (group == 1)
+      cIndex = d(2 + spatial);
+    SmallVector<AffineExpr> inExprs = {d(0), cIndex}, wExprs = {d(1), d(2 + spatial)},
+                            outExprs = {d(0), d(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(d(2 + i) * strides[i] + d(3 + spatial + i) * dilations[i]);
+      wExprs.push_back(d(3 + spatial + i));
+      outExprs.push_back(d(2 + i));
+    }
+    SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
+    iterators.append(1 + spatial, utils::IteratorType::reduction);
+    // Start from the bias (broadcast over n and space), or zero.
+    Value init;
+    if (Value bias = op.getBias()) {
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      SmallVector<AffineMap> maps = {AffineMap::get(resultType.getRank(), 0, {d(1)}, ctx),
+                                     rewriter.getMultiDimIdentityMap(resultType.getRank())};
+      (void)biasType;
+      init = linalg::GenericOp::create(
+                 rewriter, loc, TypeRange{resultType}, ValueRange{bias},
+                 ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
+                 SmallVector<utils::IteratorType>(resultType.getRank(), utils::IteratorType::parallel),
+                 [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); })
+                 .getResult(0);
+    } else {
+      init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));
+    }
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{padded, op.getWeight()}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
+                            AffineMap::get(numDims, 0, wExprs, ctx),
+                            AffineMap::get(numDims, 0, outExprs, ctx)},
+        iterators, [](OpBuilder &b, Location l, ValueRange args) {
+          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, args[2], product)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// ConvTranspose as a stride-1 convolution: the input is spread out by the
+/// stride (zeros between elements, one strided tensor.insert_slice) and
+/// padded by (k - 1) * d minus the pads, and the weight is read flipped with
+/// its two channel dims swapped.
+struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvTransposeOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType();
+    RankedTensorType resultType = op.getType();
+    Type et = resultType.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer convolution");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t spatial = x.getRank() - 2, group = op.getGroup();
+    int64_t cPerGroup = w.getDimSize(0) / group, mPerGroup = w.getDimSize(1);
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads(), outPad = op.getOutputPadding();
+    SmallVector<int64_t> shape(x.getShape().take_front(2)), lows, kernel;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t k = w.getDimSize(i + 2), span = (k - 1) * dilations[i];
+      int64_t low = span - pads[i];
+      int64_t high = span - pads[i + spatial] + outPad[i];
+      if (low < 0 || high < 0)
+        return rewriter.notifyMatchFailure(op, "pads larger than the kernel extent");
+      lows.push_back(low);
+      kernel.push_back(k);
+      shape.push_back((x.getDimSize(i + 2) - 1) * strides[i] + 1 + low + high);
+    }
+    auto spreadType = RankedTensorType::get(shape, et);
+    Value zeros = filledTensor(rewriter, loc, spreadType, scalarConstant(rewriter, loc, et, 0));
+    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
+                              sizes, steps = {rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)};
+    for (int64_t d : x.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    for (int64_t i = 0; i < spatial; ++i) {
+      offsets.push_back(rewriter.getIndexAttr(lows[i]));
+      steps.push_back(rewriter.getIndexAttr(strides[i]));
+    }
+    Value spread = tensor::InsertSliceOp::create(rewriter, loc, op.getInput(), zeros, offsets,
+                                                 sizes, steps);
+    // Loop dims: n, m, out..., c', k...
+    unsigned numDims = 3 + 2 * spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    AffineExpr g = d(1).floorDiv(mPerGroup);
+    SmallVector<AffineExpr> inExprs = {d(0), g * cPerGroup + d(2 + spatial)};
+    SmallVector<AffineExpr> wExprs = {g * cPerGroup + d(2 + spatial), d(1) % mPerGroup};
+    SmallVector<AffineExpr> outExprs = {d(0), d(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(d(2 + i) + d(3 + spatial + i) * dilations[i]);
+      wExprs.push_back(getAffineConstantExpr(kernel[i] - 1, ctx) - d(3 + spatial + i));
+      outExprs.push_back(d(2 + i));
+    }
+    SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
+    iterators.append(1 + spatial, utils::IteratorType::reduction);
+    Value init;
+    if (Value bias = op.getBias()) {
+      SmallVector<AffineMap> maps = {AffineMap::get(resultType.getRank(), 0, {d(1)}, ctx),
+                                     rewriter.getMultiDimIdentityMap(resultType.getRank())};
+      init = linalg::GenericOp::create(
+                 rewriter, loc, TypeRange{resultType}, ValueRange{bias},
+                 ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
+                 SmallVector<utils::IteratorType>(resultType.getRank(), utils::IteratorType::parallel),
+                 [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); })
+                 .getResult(0);
+    } else {
+      init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));
+    }
+    // The flipped weight map has no plain c' or k dims, from which linalg
+    // derives loop bounds: an unused operand of shape [C/G, k...] gives them.
+    SmallVector<int64_t> extentShape = {cPerGroup};
+    llvm::append_range(extentShape, kernel);
+    SmallVector<AffineExpr> extentExprs = {d(2 + spatial)};
+    for (int64_t i = 0; i < spatial; ++i)
+      extentExprs.push_back(d(3 + spatial + i));
+    Value extent = tensor::EmptyOp::create(rewriter, loc, extentShape, et);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{spread, op.getWeight(), extent},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
+                            AffineMap::get(numDims, 0, wExprs, ctx),
+                            AffineMap::get(numDims, 0, extentExprs, ctx),
+                            AffineMap::get(numDims, 0, outExprs, ctx)},
+        iterators, [](OpBuilder &b, Location l, ValueRange args) {
+          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, args[3], product)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Nearest-neighbour Resize: every output element reads the input element
+/// whose coordinate (per coordinate_transformation_mode and nearest_mode)
+/// is nearest; shapes are static, so each dim's scale is a constant.
+struct ResizeNearestLowering : public OpRewritePattern<ResizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ResizeOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    if (op.getMode() != "nearest")
+      return rewriter.notifyMatchFailure(op, "only nearest resize is lowered yet");
+    RankedTensorType x = op.getInput().getType(), resultType = op.getType();
+    int64_t rank = x.getRank();
+    SmallVector<double> scales;
+    if (Value s = op.getScales()) {
+      DenseFPElementsAttr attr;
+      if (!matchPattern(s, m_Constant(&attr)))
+        return rewriter.notifyMatchFailure(op, "non-constant scales");
+      for (APFloat v : attr.getValues<APFloat>())
+        scales.push_back(v.convertToDouble());
+    } else {
+      for (int64_t i = 0; i < rank; ++i)
+        scales.push_back(double(resultType.getDimSize(i)) / x.getDimSize(i));
+    }
+    StringRef ctm = op.getCoordinateTransformationMode(), nearest = op.getNearestMode();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{},
+        ValueRange{emptyTensor(rewriter, loc, resultType)},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> indices;
+          for (int64_t i = 0; i < rank; ++i) {
+            Value out = linalg::IndexOp::create(b, l, i);
+            int64_t in = x.getDimSize(i), outDim = resultType.getDimSize(i);
+            if (in == outDim && scales[i] == 1.0) {
+              indices.push_back(out);
+              continue;
+            }
+            Value o = arith::SIToFPOp::create(b, l, f32, arith::IndexCastOp::create(b, l, b.getI64Type(), out));
+            auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+            Value coord;
+            if (ctm == "asymmetric") {
+              coord = arith::DivFOp::create(b, l, o, c(scales[i]));
+            } else if (ctm == "align_corners") {
+              double ratio = outDim > 1 ? double(in - 1) / (outDim - 1) : 0.0;
+              coord = arith::MulFOp::create(b, l, o, c(ratio));
+            } else if (ctm == "pytorch_half_pixel" && outDim == 1) {
+              coord = c(0);
+            } else { // half_pixel and friends
+              Value shifted = arith::AddFOp::create(b, l, o, c(0.5));
+              coord = arith::SubFOp::create(b, l, arith::DivFOp::create(b, l, shifted, c(scales[i])), c(0.5));
+            }
+            Value rounded;
+            if (nearest == "floor") {
+              rounded = math::FloorOp::create(b, l, coord);
+            } else if (nearest == "ceil") {
+              rounded = math::CeilOp::create(b, l, coord);
+            } else if (nearest == "round_prefer_ceil") {
+              rounded = math::FloorOp::create(b, l, arith::AddFOp::create(b, l, coord, c(0.5)));
+            } else { // round_prefer_floor
+              rounded = math::CeilOp::create(b, l, arith::SubFOp::create(b, l, coord, c(0.5)));
+            }
+            Value idx = arith::FPToSIOp::create(b, l, b.getI64Type(), rounded);
+            idx = arith::IndexCastOp::create(b, l, b.getIndexType(), idx);
+            idx = arith::MaxSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, 0));
+            idx = arith::MinSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, in - 1));
+            indices.push_back(idx);
+          }
+          linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, op.getInput(), indices)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Max and average pooling. The window dims are iterated through an extra
+/// (uninitialized) input of the window's shape, as linalg's pooling ops do.
+template <typename OpTy>
+struct PoolLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getInput().getType(), resultType = op.getType();
+    Type et = resultType.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer pooling");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t spatial = x.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+    // With ceil_mode the last window may hang past the end padding: pad more
+    // so every window is in bounds (those extra cells never count below).
+    SmallVector<int64_t> lows(pads.take_front(spatial)), highs(pads.drop_front(spatial));
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t need = (resultType.getDimSize(i + 2) - 1) * strides[i] +
+                     (kernel[i] - 1) * dilations[i] + 1;
+      int64_t have = x.getDimSize(i + 2) + lows[i] + highs[i];
+      if (need > have)
+        highs[i] += need - have;
+    }
+    double padValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    Value padded = padSpatial(rewriter, loc, op.getInput(), lows, highs,
+                              scalarConstant(rewriter, loc, et, padValue));
+    unsigned numDims = 2 + 2 * spatial;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1)}, winExprs, outExprs = {d(0), d(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(d(2 + i) * strides[i] + d(2 + spatial + i) * dilations[i]);
+      winExprs.push_back(d(2 + spatial + i));
+      outExprs.push_back(d(2 + i));
+    }
+    SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, et);
+    Value init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, padValue));
+    Value pooled = linalg::GenericOp::create(
+                       rewriter, loc, TypeRange{resultType}, ValueRange{padded, window},
+                       ValueRange{init},
+                       ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
+                                           AffineMap::get(numDims, 0, winExprs, ctx),
+                                           AffineMap::get(numDims, 0, outExprs, ctx)},
+                       iterators,
+                       [&](OpBuilder &b, Location l, ValueRange args) {
+                         Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[2], args[0]))
+                                         : Value(arith::AddFOp::create(b, l, args[2], args[0]));
+                         linalg::YieldOp::create(b, l, r);
+                       })
+                       .getResult(0);
+    if constexpr (!isMax) {
+      // Divide by the number of cells each window covers: all of them with
+      // count_include_pad (but never the ceil_mode overhang), else only
+      // those inside the input. Shapes are static, so the counts are a
+      // constant tensor over the output's spatial dims.
+      bool includePad = op.getCountIncludePad();
+      SmallVector<int64_t> outSpatial(resultType.getShape().drop_front(2));
+      int64_t total = 1;
+      for (int64_t s : outSpatial)
+        total *= s;
+      SmallVector<float> counts(total);
+      for (int64_t flat = 0; flat < total; ++flat) {
+        int64_t rem = flat, count = 1;
+        for (int64_t i = spatial - 1; i >= 0; --i) {
+          int64_t o = rem % outSpatial[i];
+          rem /= outSpatial[i];
+          int64_t lo = includePad ? -pads[i] : 0;
+          int64_t hi = includePad ? x.getDimSize(i + 2) + pads[i + spatial]
+                                  : x.getDimSize(i + 2);
+          int64_t cells = 0;
+          for (int64_t k = 0; k < kernel[i]; ++k) {
+            int64_t pos = o * strides[i] + k * dilations[i] - pads[i];
+            cells += pos >= lo && pos < hi;
+          }
+          count *= std::max<int64_t>(cells, 1);
+        }
+        counts[flat] = static_cast<float>(count);
+      }
+      auto countType = RankedTensorType::get(outSpatial, rewriter.getF32Type());
+      Value countTensor = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(countType, ArrayRef<float>(counts)));
+      if (!et.isF32())
+        return rewriter.notifyMatchFailure(op, "average pooling of non-f32 types");
+      pooled = buildElementwise(rewriter, loc, resultType, ValueRange{pooled, countTensor},
+                                [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                  return arith::DivFOp::create(b, l, args[0], args[1]);
+                                });
+    }
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+};
+
+/// Global pools reduce every spatial dim into a 1-sized one.
+template <typename OpTy>
+struct GlobalPoolLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, GlobalMaxPoolOp>;
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getInput().getType(), resultType = op.getType();
+    Type et = resultType.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer pooling");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = x.getRank();
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> outExprs = {d(0), d(1)};
+    for (int64_t i = 2; i < rank; ++i)
+      outExprs.push_back(getAffineConstantExpr(0, ctx));
+    SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+    iterators.append(rank - 2, utils::IteratorType::reduction);
+    double initValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    Value init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, initValue));
+    Value reduced = linalg::GenericOp::create(
+                        rewriter, loc, TypeRange{resultType}, ValueRange{op.getInput()},
+                        ValueRange{init},
+                        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
+                                            AffineMap::get(rank, 0, outExprs, ctx)},
+                        iterators,
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[1], args[0]))
+                                          : Value(arith::AddFOp::create(b, l, args[1], args[0]));
+                          linalg::YieldOp::create(b, l, r);
+                        })
+                        .getResult(0);
+    if constexpr (!isMax) {
+      double count = 1;
+      for (int64_t i = 2; i < rank; ++i)
+        count *= x.getDimSize(i);
+      reduced = buildElementwise(rewriter, loc, resultType, reduced,
+                                 [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                   return arith::DivFOp::create(b, l, args[0],
+                                                                scalarConstant(b, l, et, count));
+                                 });
+    }
+    rewriter.replaceOp(op, reduced);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::infer::populateConvolutionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConvLowering, ConvTransposeLowering, ResizeNearestLowering, PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
+               GlobalPoolLowering<GlobalAveragePoolOp>, GlobalPoolLowering<GlobalMaxPoolOp>>(
+      patterns.getContext());
+}

@@ -1,0 +1,252 @@
+//===- Reduction.cpp - reductions, softmax and normalizations to linalg ---===//
+//
+// Reductions are linalg.generic ops with reduction iterators; softmax and
+// the normalizations are built from them and elementwise generics (max,
+// exp, sum, divide), so that later fusion sees plain linalg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "infer-opt/Conversion/InferToLinalg/InferToLinalg.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::infer;
+using namespace mlir::infer::lowering;
+
+namespace {
+
+using CombineFn = function_ref<Value(OpBuilder &, Location, Value acc, Value x)>;
+
+/// Reduces `input` over `axes` (sorted) with `combine`, starting at `init`.
+/// The result keeps reduced dims as size 1 when `keepDims`.
+Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, bool keepDims,
+             double init, CombineFn combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = llvm::is_contained(axes, i);
+    iterators.push_back(reduced ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+    if (!reduced) {
+      shape.push_back(type.getDimSize(i));
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    } else if (keepDims) {
+      shape.push_back(1);
+      outExprs.push_back(getAffineConstantExpr(0, ctx));
+    }
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value start = filledTensor(b, loc, resultType, scalarConstant(b, loc, type.getElementType(), init));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{start},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, outExprs, ctx)},
+             iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, combine(nb, nl, args[1], args[0]));
+             })
+      .getResult(0);
+}
+
+Value addF(OpBuilder &b, Location l, Value a, Value x) { return arith::AddFOp::create(b, l, a, x); }
+Value maxF(OpBuilder &b, Location l, Value a, Value x) { return arith::MaximumFOp::create(b, l, a, x); }
+
+Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+                     ScalarFn fn) {
+  return buildElementwise(b, loc, type, inputs, fn);
+}
+
+template <typename OpTy>
+struct ReduceLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getInput().getType(), resultType = op.getType();
+    Type et = x.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer reductions are not lowered yet");
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> axes = op.getAxes();
+    bool keep = op.getKeepDims();
+    Value input = op.getInput();
+    double count = 1;
+    for (int64_t a : axes)
+      count *= x.getDimSize(a);
+    auto pre = [&](ScalarFn fn) { input = mapElementwise(rewriter, loc, x, input, fn); };
+    auto post = [&](Value v, ScalarFn fn) { return mapElementwise(rewriter, loc, resultType, v, fn); };
+    Value result;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if constexpr (std::is_same_v<OpTy, ReduceMaxOp>) {
+      result = reduce(rewriter, loc, input, axes, keep, -inf, maxF);
+    } else if constexpr (std::is_same_v<OpTy, ReduceMinOp>) {
+      result = reduce(rewriter, loc, input, axes, keep, inf,
+                      [](OpBuilder &b, Location l, Value a, Value v) -> Value {
+                        return arith::MinimumFOp::create(b, l, a, v);
+                      });
+    } else if constexpr (std::is_same_v<OpTy, ReduceProdOp>) {
+      result = reduce(rewriter, loc, input, axes, keep, 1.0,
+                      [](OpBuilder &b, Location l, Value a, Value v) -> Value {
+                        return arith::MulFOp::create(b, l, a, v);
+                      });
+    } else {
+      if constexpr (std::is_same_v<OpTy, ReduceL1Op>)
+        pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return math::AbsFOp::create(b, l, a[0]); });
+      if constexpr (std::is_same_v<OpTy, ReduceL2Op> || std::is_same_v<OpTy, ReduceSumSquareOp>)
+        pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return arith::MulFOp::create(b, l, a[0], a[0]); });
+      if constexpr (std::is_same_v<OpTy, ReduceLogSumExpOp>)
+        pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return math::ExpOp::create(b, l, a[0]); });
+      result = reduce(rewriter, loc, input, axes, keep, 0.0, addF);
+      if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
+        result = post(result, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+        });
+      if constexpr (std::is_same_v<OpTy, ReduceL2Op>)
+        result = post(result, [](OpBuilder &b, Location l, ValueRange a) -> Value { return math::SqrtOp::create(b, l, a[0]); });
+      if constexpr (std::is_same_v<OpTy, ReduceLogSumExpOp>)
+        result = post(result, [](OpBuilder &b, Location l, ValueRange a) -> Value { return math::LogOp::create(b, l, a[0]); });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// softmax(x) = exp(x - max) / sum(exp(x - max)); log_softmax is
+/// (x - max) - log(sum(exp(x - max))).
+template <typename OpTy>
+struct SoftmaxLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    constexpr bool isLog = std::is_same_v<OpTy, LogSoftmaxOp>;
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    if (!isa<FloatType>(x.getElementType()))
+      return rewriter.notifyMatchFailure(op, "integer softmax");
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    Value max = reduce(rewriter, loc, op.getInput(), {axis}, true,
+                       -std::numeric_limits<double>::infinity(), maxF);
+    Value shifted = buildElementwise(rewriter, loc, x, ValueRange{op.getInput(), max},
+                                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                       return arith::SubFOp::create(b, l, a[0], a[1]);
+                                     });
+    Value exps = buildElementwise(rewriter, loc, x, shifted,
+                                  [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                    return math::ExpOp::create(b, l, a[0]);
+                                  });
+    Value sum = reduce(rewriter, loc, exps, {axis}, true, 0.0, addF);
+    Value result;
+    if (isLog)
+      result = buildElementwise(rewriter, loc, x, ValueRange{shifted, sum},
+                                [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                  return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+                                });
+    else
+      result = buildElementwise(rewriter, loc, x, ValueRange{exps, sum},
+                                [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                  return arith::DivFOp::create(b, l, a[0], a[1]);
+                                });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// y = (x - mean) / sqrt(var + eps) * scale + bias over the dims from axis.
+struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    Type et = x.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer layer norm");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(op.getAxis(), x.getRank()));
+    double count = 1;
+    for (int64_t a : axes)
+      count *= x.getDimSize(a);
+    double eps = op.getEpsilon().convertToDouble();
+    auto divCount = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+    };
+    Value sum = reduce(rewriter, loc, op.getInput(), axes, true, 0.0, addF);
+    Value mean = buildElementwise(rewriter, loc, cast<RankedTensorType>(sum.getType()), sum, divCount);
+    Value centered = buildElementwise(rewriter, loc, x, ValueRange{op.getInput(), mean},
+                                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                        return arith::SubFOp::create(b, l, a[0], a[1]);
+                                      });
+    Value sq = reduce(rewriter, loc, centered, axes, true, 0.0,
+                      [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                        return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, v, v));
+                      });
+    Value invStd = buildElementwise(rewriter, loc, cast<RankedTensorType>(sq.getType()), sq,
+                                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      Value var = arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+                                      Value v = arith::AddFOp::create(b, l, var, scalarConstant(b, l, et, eps));
+                                      return math::RsqrtOp::create(b, l, v);
+                                    });
+    SmallVector<Value> inputs = {centered, invStd, op.getScale()};
+    if (op.getBias())
+      inputs.push_back(op.getBias());
+    Value result = buildElementwise(rewriter, loc, x, inputs,
+                                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      Value y = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+                                      return a.size() > 3 ? Value(arith::AddFOp::create(b, l, y, a[3])) : y;
+                                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// y = (x - mean) * scale / sqrt(var + eps) + bias, parameters along dim 1.
+struct BatchNormLowering : public OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    Type et = x.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer batch norm");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = x.getRank();
+    AffineMap channel = AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    double eps = op.getEpsilon().convertToDouble();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{x},
+        ValueRange{op.getInput(), op.getScale(), op.getBias(), op.getMean(), op.getVariance()},
+        ValueRange{emptyTensor(rewriter, loc, x)},
+        ArrayRef<AffineMap>{identity, channel, channel, channel, channel, identity},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value v = arith::AddFOp::create(b, l, a[4], scalarConstant(b, l, et, eps));
+          Value scale = arith::MulFOp::create(b, l, a[1], math::RsqrtOp::create(b, l, v));
+          Value y = arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, a[0], a[3]), scale);
+          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, y, a[2])});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
+               ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
+               ReduceLowering<ReduceProdOp>, ReduceLowering<ReduceL1Op>,
+               ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceSumSquareOp>,
+               ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
+               SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, BatchNormLowering>(
+      patterns.getContext());
+}

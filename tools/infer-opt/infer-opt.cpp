@@ -13,6 +13,7 @@
 
 #include "Infer/InferDialect.h"
 #include "Infer/InferOps.h"
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
 
@@ -29,6 +30,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -54,6 +56,7 @@ struct Options {
   int64_t elideWeights = -1;
   bool noSimplify = false;
   bool printLocations = false;
+  std::string cpu = "native";
 };
 
 /// MLIR mode when the input file (the first argument that is neither a flag
@@ -61,7 +64,7 @@ struct Options {
 bool isMLIRInput(int argc, char **argv) {
   static const char *valueFlags[] = {"-o", "--output", "--emit", "--input-shape",
                                      "--max-fold-elements", "--max-tensor-bytes",
-                                     "--elide-weights"};
+                                     "--elide-weights", "--cpu"};
   for (int i = 1; i < argc; ++i) {
     StringRef arg(argv[i]);
     if (arg == "--mlir-help")
@@ -80,6 +83,7 @@ void registerEverything(DialectRegistry &registry) {
   registry.insert<infer::InferDialect, func::FuncDialect, affine::AffineDialect,
                   arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                   tensor::TensorDialect>();
+  infer::registerCPUCodegenDialects(registry);
 }
 
 /// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
@@ -147,6 +151,31 @@ bool writeOutput(const std::string &path, llvm::function_ref<void(raw_ostream &)
   return true;
 }
 
+/// Links `object` into a shared object at `path` (atomically, like
+/// writeOutput).
+int writeSharedObject(const std::string &object, const std::string &path) {
+  SmallString<256> objectPath;
+  if (llvm::sys::fs::createTemporaryFile("infer-opt", "o", objectPath)) {
+    llvm::errs() << "infer-opt: error: cannot create a temporary object file\n";
+    return kExitInternal;
+  }
+  llvm::FileRemover removeObject(objectPath);
+  if (!writeOutput(std::string(objectPath), [&](raw_ostream &os) { os << object; }))
+    return kExitInternal;
+  std::string temp = path + ".tmp-link";
+  llvm::FileRemover removeTemp(temp);
+  std::string error = infer::linkSharedObject(std::string(objectPath), temp);
+  if (!error.empty()) {
+    llvm::errs() << "infer-opt: error: " << error << "\n";
+    return kExitInternal;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::errs() << "infer-opt: error: cannot write '" << path << "': " << ec.message() << "\n";
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
 int runONNX(const Options &opts) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
@@ -195,7 +224,7 @@ int runONNX(const Options &opts) {
       return kExitInternal;
     }
   }
-  if (opts.emit == "linalg") {
+  if (opts.emit != "infer") {
     // A failure here names the op that cannot be lowered yet: an
     // unsupported model feature, reported as bad input.
     PassManager pm(&context);
@@ -204,6 +233,23 @@ int runONNX(const Options &opts) {
     pm.addPass(createCSEPass());
     if (failed(pm.run(*module)))
       return kExitBadInput;
+  }
+  infer::CPUCodegenOptions cpuOptions;
+  cpuOptions.cpu = opts.cpu;
+  if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib") {
+    if (failed(infer::lowerToLLVMDialect(*module, cpuOptions))) {
+      llvm::errs() << "infer-opt: error: internal: lowering to the LLVM dialect failed\n";
+      return kExitInternal;
+    }
+  }
+  if (opts.emit == "obj" || opts.emit == "shared-lib") {
+    FailureOr<std::string> object = infer::emitObjectFile(*module, cpuOptions);
+    if (failed(object))
+      return kExitInternal;
+    if (opts.emit == "obj")
+      return writeOutput(opts.output, [&](raw_ostream &os) { os << *object; }) ? kExitOk
+                                                                               : kExitBadInput;
+    return writeSharedObject(*object, opts.output);
   }
 
   OpPrintingFlags flags;
@@ -250,8 +296,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--emit", opts.emit,
                  "What to emit. infer: the imported, simplified dialect; linalg: lowered to "
-                 "linalg/tensor/arith/math on tensors (needs static shapes)")
-      ->check(CLI::IsMember({"infer", "linalg"}))
+                 "linalg/tensor/arith/math on tensors; llvm: the LLVM dialect; obj: an x86-64 "
+                 "object file; shared-lib: a shared object (linked with cc). All but infer need "
+                 "static shapes (--input-shape)")
+      ->check(CLI::IsMember({"infer", "linalg", "llvm", "obj", "shared-lib"}))
       ->capture_default_str();
   app.add_option("--input-shape", opts.inputShapes,
                  "Specialize a graph input: NAME:D0xD1x... (e.g. x:1x3x224x224; NAME: alone for "
@@ -269,6 +317,10 @@ int main(int argc, char **argv) {
                  "Print constants with more than N elements as dense_resource<__elided__> "
                  "placeholders: short output, but the weight values are gone")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--cpu", opts.cpu,
+                 "CPU to generate code for: native (the host and its features) or an LLVM CPU "
+                 "name such as x86-64-v3 or skylake-avx512")
+      ->capture_default_str();
   app.add_flag("--no-simplify", opts.noSimplify,
                "Skip canonicalization and CSE after import (show the raw import)");
   app.add_flag("--print-locations", opts.printLocations,

@@ -1,0 +1,49 @@
+//===- CPUCodegen.h - linalg on tensors to x86-64 code ----------*- C++ -*-===//
+//
+// The CPU back end: bufferize the lowered module, turn linalg into loops and
+// LLVM, then emit object code in-process through LLVM's TargetMachine, and
+// link it into a shared object with the system linker driver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H
+#define INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+namespace infer {
+
+struct CPUCodegenOptions {
+  /// Target CPU for instruction selection: "native" (the host, with its
+  /// features) or an LLVM CPU name such as "x86-64-v3" or "skylake-avx512".
+  std::string cpu = "native";
+};
+
+/// Dialects, bufferization models and LLVM IR translations the pipeline uses.
+void registerCPUCodegenDialects(DialectRegistry &registry);
+
+/// linalg/tensor/arith/math on tensors -> LLVM dialect. The module's
+/// functions get C wrappers (`_mlir_ciface_<name>`) taking memref
+/// descriptors, inputs first, then one out-parameter per result.
+void buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options);
+
+/// Runs the pipeline on `module` (which must be static linalg on tensors).
+LogicalResult lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options);
+
+/// Translates an LLVM-dialect module to an x86-64 object file (optimized at
+/// -O3 for `options.cpu`). Errors are emitted at the module's location.
+FailureOr<std::string> emitObjectFile(ModuleOp module, const CPUCodegenOptions &options);
+
+/// Links an object file into a shared object at `outputPath` with the system
+/// C compiler driver (cc), adding libm. Returns an error message on failure.
+std::string linkSharedObject(const std::string &objectPath, const std::string &outputPath);
+
+} // namespace infer
+} // namespace mlir
+
+#endif // INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H

@@ -1,0 +1,120 @@
+//===- CPUPipeline.cpp - bufferize and lower linalg to the LLVM dialect ---===//
+//
+// Upstream passes only, in the order the stock mlir-opt pipeline uses them.
+// Loops are scalar for now: tiling and vectorization come with the CPU
+// performance work.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+void mlir::infer::registerCPUCodegenDialects(DialectRegistry &registry) {
+  registry.insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, LLVM::LLVMDialect,
+                  linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+namespace {
+/// memref.copy -> linalg.copy, so that copies of strided views become loops
+/// instead of calls to MLIR's `memrefCopy` runtime helper, which generated
+/// code must not depend on.
+struct CopyToLinalg : public OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(memref::CopyOp op, PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(), op.getTarget());
+    return success();
+  }
+};
+
+struct CopyToLinalgPass : public PassWrapper<CopyToLinalgPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CopyToLinalgPass)
+  StringRef getArgument() const final { return "infer-memref-copy-to-linalg"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect>();
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<CopyToLinalg>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results become caller-provided buffers: the caller owns all memory it sees.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true; // @main is public: it is the entry point.
+  outParams.hoistStaticAllocs = true;     // Write results straight into the caller's buffers.
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(std::make_unique<CopyToLinalgPass>());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options) {
+  // C wrappers give every function a stable ABI: pointers to memref
+  // descriptors, which the runtime (and tests through ctypes) build.
+  module.walk([](func::FuncOp func) {
+    func->setAttr("llvm.emit_c_interface", UnitAttr::get(func.getContext()));
+    // The `infer.*` argument and result names mean nothing to LLVM (it warns
+    // about them); the engine metadata carries them instead.
+    func.setAllArgAttrs(SmallVector<DictionaryAttr>(func.getNumArguments(), DictionaryAttr::get(func.getContext())));
+    func.setAllResultAttrs(SmallVector<DictionaryAttr>(func.getNumResults(), DictionaryAttr::get(func.getContext())));
+  });
+  PassManager pm(module.getContext());
+  buildCPUCodegenPipeline(pm, options);
+  return pm.run(module);
+}

@@ -1,0 +1,84 @@
+//===- ObjectEmitter.cpp - LLVM dialect to x86-64 object, shared object ---===//
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+/// The CPU name and feature string for `cpu` ("native": the host's).
+static std::pair<std::string, std::string> resolveCPU(const std::string &cpu) {
+  if (cpu != "native")
+    return {cpu, ""};
+  std::string features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features += (features.empty() ? "" : ",") + std::string(feature.second ? "+" : "-") +
+                feature.first().str();
+  return {llvm::sys::getHostCPUName().str(), features};
+}
+
+FailureOr<std::string> mlir::infer::emitObjectFile(ModuleOp module,
+                                                   const CPUCodegenOptions &options) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return emitError(module.getLoc()) << "internal: translation to LLVM IR failed";
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(module.getLoc()) << "no LLVM target for " << triple.str() << ": " << error;
+  auto [cpu, features] = resolveCPU(options.cpu);
+  if (options.cpu != "native" && !target->createMCSubtargetInfo(triple, cpu, "")->isCPUStringValid(cpu))
+    return emitError(module.getLoc()) << "unknown CPU '" << cpu << "' for --cpu";
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return emitError(module.getLoc()) << "internal: LLVM optimization failed: "
+                                      << llvm::toString(std::move(err));
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return emitError(module.getLoc()) << "internal: the target cannot emit object files";
+  codegen.run(*llvmModule);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+std::string mlir::infer::linkSharedObject(const std::string &objectPath,
+                                          const std::string &outputPath) {
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return "no system C compiler driver ('cc') on PATH to link the shared object; install gcc "
+           "or clang";
+  std::string message;
+  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-o", outputPath, objectPath, "-lm"};
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message);
+  return "";
+}

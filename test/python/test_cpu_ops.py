@@ -1,0 +1,215 @@
+"""Numerics of the CPU path, op family by op family, against ONNX Runtime.
+
+Each case is a small ONNX graph built here; infer-opt compiles it to a
+shared object (test/python/infer_cpu.py) and the outputs must match ONNX
+Runtime's on seeded random inputs (never all zeros).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from infer_cpu import CompiledModel
+
+F = TensorProto.FLOAT
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=17):
+    graph = helper.make_graph(
+        nodes, "case",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        [numpy_helper.from_array(v, n) for n, v in initializers])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def weight(rng, *shape, scale=0.5):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def case_elementwise(rng):
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"]),
+        helper.make_node("Mul", ["s", "a"], ["m"]),
+        helper.make_node("Sigmoid", ["m"], ["g"]),
+        helper.make_node("Sub", ["g", "b"], ["d"]),
+        helper.make_node("Div", ["d", "c"], ["q"]),
+        helper.make_node("Tanh", ["q"], ["t"]),
+        helper.make_node("Erf", ["t"], ["e"]),
+        helper.make_node("Relu", ["e"], ["r"]),
+        helper.make_node("Max", ["r", "b"], ["x"]),
+        helper.make_node("Pow", ["x", "two"], ["p"]),
+        helper.make_node("Sqrt", ["p"], ["y"]),
+    ]
+    m = model(nodes, [("a", F, [2, 3, 4]), ("b", F, [4])], [("y", F)],
+              [("c", np.full([3, 1], 1.5, np.float32)), ("two", np.array(2.0, np.float32))])
+    return m, {"a": weight(rng, 2, 3, 4, scale=1), "b": weight(rng, 4, scale=1)}
+
+
+def case_activations(rng):
+    nodes = [
+        helper.make_node("HardSigmoid", ["x"], ["a"], alpha=0.3, beta=0.4),
+        helper.make_node("HardSwish", ["a"], ["b"]),
+        helper.make_node("LeakyRelu", ["x"], ["c"], alpha=0.1),
+        helper.make_node("Elu", ["c"], ["d"]),
+        helper.make_node("Add", ["b", "d"], ["e"]),
+        helper.make_node("Softplus", ["e"], ["f"]),
+        helper.make_node("Clip", ["f", "lo", "hi"], ["g"]),
+        helper.make_node("Neg", ["g"], ["h"]),
+        helper.make_node("Exp", ["h"], ["y"]),
+    ]
+    m = model(nodes, [("x", F, [3, 5])], [("y", F)],
+              [("lo", np.array(0.1, np.float32)), ("hi", np.array(0.9, np.float32))])
+    return m, {"x": weight(rng, 3, 5, scale=2)}
+
+
+def case_compare_where_cast(rng):
+    nodes = [
+        helper.make_node("Greater", ["a", "b"], ["gt"]),
+        helper.make_node("Where", ["gt", "a", "b"], ["w"]),
+        helper.make_node("Cast", ["w"], ["i"], to=TensorProto.INT64),
+        helper.make_node("Cast", ["i"], ["y"], to=F),
+    ]
+    m = model(nodes, [("a", F, [4, 6]), ("b", F, [6])], [("y", F)])
+    return m, {"a": weight(rng, 4, 6, scale=5), "b": weight(rng, 6, scale=5)}
+
+
+def case_matmul_batch_broadcast(rng):
+    nodes = [helper.make_node("MatMul", ["a", "w"], ["m"]),
+             helper.make_node("MatMul", ["m", "b"], ["y"])]
+    m = model(nodes, [("a", F, [2, 3, 5, 8]), ("b", F, [1, 3, 7, 4])], [("y", F)],
+              [("w", weight(rng, 8, 7))])
+    return m, {"a": weight(rng, 2, 3, 5, 8), "b": weight(rng, 1, 3, 7, 4)}
+
+
+def case_gemm(rng):
+    nodes = [helper.make_node("Gemm", ["a", "w", "c"], ["g"], alpha=0.5, beta=2.0, transB=1),
+             helper.make_node("Gemm", ["g", "v"], ["y"], transA=1)]
+    m = model(nodes, [("a", F, [4, 6])], [("y", F)],
+              [("w", weight(rng, 5, 6)), ("c", weight(rng, 5)), ("v", weight(rng, 4, 3))])
+    return m, {"a": weight(rng, 4, 6)}
+
+
+def case_conv(rng):
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3], pads=[1, 0, 2, 1],
+                         strides=[2, 1], dilations=[1, 2]),
+        helper.make_node("Conv", ["c1", "w2"], ["c2"], kernel_shape=[3, 3], group=6,
+                         auto_pad="SAME_UPPER"),
+        helper.make_node("Conv", ["c2", "w3", "b3"], ["y"], kernel_shape=[1, 1], group=2),
+    ]
+    m = model(nodes, [("x", F, [2, 3, 11, 9])], [("y", F)],
+              [("w1", weight(rng, 6, 3, 3, 3)), ("b1", weight(rng, 6)),
+               ("w2", weight(rng, 6, 1, 3, 3)), ("w3", weight(rng, 4, 3, 1, 1)),
+               ("b3", weight(rng, 4))])
+    return m, {"x": weight(rng, 2, 3, 11, 9, scale=1)}
+
+
+def case_conv_transpose(rng):
+    nodes = [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], kernel_shape=[3, 2],
+                              strides=[2, 3], pads=[1, 0, 1, 1], output_padding=[1, 0], group=2)]
+    m = model(nodes, [("x", F, [1, 4, 5, 4])], [("y", F)],
+              [("w", weight(rng, 4, 3, 3, 2)), ("b", weight(rng, 6))])
+    return m, {"x": weight(rng, 1, 4, 5, 4, scale=1)}
+
+
+def case_pools(rng):
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["a"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], ceil_mode=1),
+        helper.make_node("AveragePool", ["x"], ["b"], kernel_shape=[3, 2], strides=[2, 2],
+                         pads=[1, 1, 0, 1], count_include_pad=0),
+        helper.make_node("AveragePool", ["x"], ["c"], kernel_shape=[2, 2], pads=[1, 1, 1, 1],
+                         count_include_pad=1),
+        helper.make_node("GlobalAveragePool", ["a"], ["ga"]),
+        helper.make_node("GlobalMaxPool", ["b"], ["gb"]),
+        helper.make_node("Add", ["ga", "gb"], ["y"]),
+    ]
+    m = model(nodes, [("x", F, [1, 2, 7, 8])], [("y", F), ("c", F)])
+    return m, {"x": weight(rng, 1, 2, 7, 8, scale=1)}
+
+
+def case_resize_nearest(rng):
+    nodes = [
+        helper.make_node("Resize", ["x", "", "s"], ["a"], mode="nearest",
+                         coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        helper.make_node("Resize", ["x", "", "", "z"], ["b"], mode="nearest"),
+    ]
+    m = model(nodes, [("x", F, [1, 2, 3, 4])], [("a", F), ("b", F)],
+              [("s", np.array([1, 1, 2, 2], np.float32)), ("z", np.array([1, 2, 5, 7], np.int64))],
+              opset=13)
+    return m, {"x": weight(rng, 1, 2, 3, 4)}
+
+
+def case_reductions_softmax_norms(rng):
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["m"], axes=[1], keepdims=1),
+        helper.make_node("Sub", ["x", "m"], ["c"]),
+        helper.make_node("ReduceSumSquare", ["c"], ["ss"], axes=[2], keepdims=0),
+        helper.make_node("ReduceMax", ["x"], ["mx"], axes=[0, 2], keepdims=0),
+        helper.make_node("Softmax", ["x"], ["sm"], axis=1),
+        helper.make_node("LogSoftmax", ["x"], ["ls"], axis=-1),
+        helper.make_node("LayerNormalization", ["x", "g", "bt"], ["ln"], axis=-1, epsilon=1e-5),
+    ]
+    m = model(nodes, [("x", F, [2, 5, 6])],
+              [("ss", F), ("mx", F), ("sm", F), ("ls", F), ("ln", F)],
+              [("g", weight(rng, 6)), ("bt", weight(rng, 6))])
+    return m, {"x": weight(rng, 2, 5, 6, scale=2)}
+
+
+def case_batchnorm(rng):
+    nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
+                              epsilon=1e-3)]
+    m = model(nodes, [("x", F, [2, 3, 4, 5])], [("y", F)],
+              [("s", weight(rng, 3)), ("b", weight(rng, 3)), ("mean", weight(rng, 3)),
+               ("var", np.abs(weight(rng, 3)) + 0.5)])
+    return m, {"x": weight(rng, 2, 3, 4, 5, scale=1)}
+
+
+def case_data_movement(rng):
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+        helper.make_node("Reshape", ["t", "shape"], ["r"]),
+        helper.make_node("Flatten", ["x"], ["f"], axis=1),
+        helper.make_node("Concat", ["r", "f"], ["c"], axis=1),
+        helper.make_node("Split", ["c", "split"], ["s1", "s2"], axis=1),
+        helper.make_node("Slice", ["s2", "st", "en", "ax", "sp"], ["sl"]),
+        helper.make_node("Gather", ["sl", "idx"], ["g"], axis=1),
+        helper.make_node("Pad", ["g", "pads", "pv"], ["p"]),
+        helper.make_node("Unsqueeze", ["p", "uax"], ["u"]),
+        helper.make_node("Expand", ["u", "eshape"], ["e"]),
+        helper.make_node("Squeeze", ["u", "sax"], ["y"]),
+    ]
+    inits = [
+        ("shape", np.array([2, 12], np.int64)), ("split", np.array([9, 15], np.int64)),
+        ("st", np.array([10, 0], np.int64)), ("en", np.array([-100, 2], np.int64)),
+        ("ax", np.array([1, 0], np.int64)), ("sp", np.array([-3, 1], np.int64)),
+        ("idx", np.array([[2, -1], [0, 3]], np.int64)),
+        ("pads", np.array([1, 0, 0, 0, 2, 1], np.int64)), ("pv", np.array(0.25, np.float32)),
+        ("uax", np.array([0], np.int64)), ("eshape", np.array([2, 1, 1, 1], np.int64)),
+        ("sax", np.array([0], np.int64)),
+    ]
+    m = model(nodes, [("x", F, [2, 3, 4])], [("y", F), ("e", F)], inits)
+    return m, {"x": weight(rng, 2, 3, 4, scale=1)}
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_onnxruntime(name, rng, tmp_path):
+    onnx_model, inputs = CASES[name](rng)
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(onnx_model, str(path))
+    expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
+    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, tmp_path)
+    actual = compiled.run(inputs, expected)
+    for index, (want, got) in enumerate(zip(expected, actual)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{name}: output {index}")

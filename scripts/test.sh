@@ -2,7 +2,8 @@
 # Sets up if needed, builds, runs every test suite and ends with one line
 # "N passed, N failed" (N counted over the individual tests of all suites).
 #   scripts/test.sh            all suites
-#   scripts/test.sh --quick    skip the real-model imports (fetch + ~3 GB of models)
+#   scripts/test.sh --quick    skip the real-model imports (fetch + ~3 GB of models);
+#                              the PP-OCR numerics tests then skip if the models are absent
 set -uo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -49,6 +50,17 @@ if [ "$quick" -eq 0 ]; then
   [ "$models_rc" -ne 0 ] && [ "$m_fail" -eq 0 ] && m_fail=1
   count "real models" "$m_pass" "$m_fail"
 fi
+
+echo "== Python numerics against ONNX Runtime (pytest)"
+.venv/bin/python -m pytest -q test/python >"$log/pytest" 2>&1
+py_rc=$?
+tail -3 "$log/pytest"
+p_pass=$(grep -oP '[0-9]+(?= passed)' "$log/pytest" | tail -1)
+p_fail=$(grep -oP '[0-9]+(?= (failed|error))' "$log/pytest" | paste -sd+ | bc)
+p_pass=${p_pass:-0}
+p_fail=${p_fail:-0}
+[ "$py_rc" -ne 0 ] && [ "$p_fail" -eq 0 ] && p_fail=1
+count "pytest" "$p_pass" "$p_fail"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

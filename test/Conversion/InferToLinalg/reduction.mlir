@@ -1,0 +1,177 @@
+// RUN: infer-opt %s -split-input-file -convert-infer-to-linalg | FileCheck %s
+
+// Tests that ReduceMean with keep_dims sums into a zero-filled tensor whose
+// reduced dim is 1 (constant 0 in the output map, reduction iterator), then
+// divides by the reduced element count.
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$KEEP:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+// CHECK-LABEL: func.func @reduce_mean_keep_dims
+// CHECK-SAME: %[[X:.+]]: tensor<2x3x4xf32>
+func.func @reduce_mean_keep_dims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
+  // CHECK-DAG: %[[COUNT:.+]] = arith.constant 3.000000e+00 : f32
+  // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+  // CHECK: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<2x1x4xf32>)
+  // CHECK: %[[SUM:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID3]], #[[$KEEP]]]
+  // CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+  // CHECK-SAME: ins(%[[X]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x1x4xf32>)
+  // CHECK: ^bb0(%[[V:.+]]: f32, %[[ACC:.+]]: f32):
+  // CHECK: arith.addf %[[ACC]], %[[V]] : f32
+  // CHECK: linalg.generic
+  // CHECK-SAME: ins(%[[SUM]] : tensor<2x1x4xf32>)
+  // CHECK: ^bb0(%[[S:.+]]: f32, %{{.+}}: f32):
+  // CHECK: arith.divf %[[S]], %[[COUNT]] : f32
+  %y = infer.reduce_mean %x {axes = array<i64: 1>, keep_dims = true} : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  return %y : tensor<2x1x4xf32>
+}
+
+// -----
+
+// Tests that ReduceMean without keep_dims drops the reduced dims from the
+// output map and divides by the product of their sizes.
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$DROP:.+]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func.func @reduce_mean_drop_dims
+func.func @reduce_mean_drop_dims(%x: tensor<2x3x4xf32>) -> tensor<2xf32> {
+  // CHECK-DAG: %[[COUNT:.+]] = arith.constant 1.200000e+01 : f32
+  // CHECK: %[[SUM:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID3]], #[[$DROP]]]
+  // CHECK-SAME: iterator_types = ["parallel", "reduction", "reduction"]
+  // CHECK-SAME: outs(%{{.+}} : tensor<2xf32>)
+  // CHECK: arith.addf
+  // CHECK: linalg.generic
+  // CHECK-SAME: ins(%[[SUM]] : tensor<2xf32>)
+  // CHECK: arith.divf %{{.+}}, %[[COUNT]] : f32
+  %y = infer.reduce_mean %x {axes = array<i64: 1, 2>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// Tests that ReduceMax starts from -inf and combines with arith.maximumf.
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$DROP:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @reduce_max
+// CHECK-SAME: %[[X:.+]]: tensor<2x3xf32>
+func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[INIT:.+]] = linalg.fill ins(%[[NINF]] : f32)
+  // CHECK: linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$DROP]]]
+  // CHECK-SAME: iterator_types = ["parallel", "reduction"]
+  // CHECK-SAME: ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<2xf32>)
+  // CHECK: ^bb0(%[[V:.+]]: f32, %[[ACC:.+]]: f32):
+  // CHECK: %[[M:.+]] = arith.maximumf %[[ACC]], %[[V]] : f32
+  // CHECK: linalg.yield %[[M]] : f32
+  %y = infer.reduce_max %x {axes = array<i64: 1>, keep_dims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// Tests that Softmax is max-reduce, subtract (max broadcast back along the
+// axis), exp, sum-reduce, and divide by the broadcast sum.
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$KEEP:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: %[[X:.+]]: tensor<2x10xf32>
+func.func @softmax(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+  // CHECK-DAG: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+  // CHECK: %[[MAXINIT:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<2x1xf32>)
+  // CHECK: %[[MAX:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$KEEP]]]
+  // CHECK-SAME: iterator_types = ["parallel", "reduction"]
+  // CHECK-SAME: ins(%[[X]] : tensor<2x10xf32>) outs(%[[MAXINIT]] : tensor<2x1xf32>)
+  // CHECK: arith.maximumf
+  // CHECK: %[[SHIFTED:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$KEEP]], #[[$ID2]]]
+  // CHECK-SAME: ins(%[[X]], %[[MAX]] : tensor<2x10xf32>, tensor<2x1xf32>)
+  // CHECK: arith.subf
+  // CHECK: %[[EXP:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[SHIFTED]] : tensor<2x10xf32>)
+  // CHECK: math.exp
+  // CHECK: %[[SUMINIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<2x1xf32>)
+  // CHECK: %[[SUM:.+]] = linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "reduction"]
+  // CHECK-SAME: ins(%[[EXP]] : tensor<2x10xf32>) outs(%[[SUMINIT]] : tensor<2x1xf32>)
+  // CHECK: arith.addf
+  // CHECK: %[[R:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$KEEP]], #[[$ID2]]]
+  // CHECK-SAME: ins(%[[EXP]], %[[SUM]] : tensor<2x10xf32>, tensor<2x1xf32>)
+  // CHECK: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+  // CHECK: arith.divf %[[E]], %[[S]] : f32
+  // CHECK: return %[[R]]
+  %y = infer.softmax %x {axis = 1 : i64} : tensor<2x10xf32> -> tensor<2x10xf32>
+  return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// Tests that LayerNorm computes the mean and the inverse standard deviation
+// (math.rsqrt of variance + epsilon) over the dims from axis on, then
+// scales and shifts with scale and bias broadcast along the trailing dim.
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$KEEP:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+// CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME: %[[X:.+]]: tensor<2x4x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>
+func.func @layer_norm(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  // CHECK-DAG: %[[EPS:.+]] = arith.constant 9.99999974E-6 : f32
+  // CHECK-DAG: %[[COUNT:.+]] = arith.constant 8.000000e+00 : f32
+  // CHECK: %[[SUM:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID3]], #[[$KEEP]]]
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+  // CHECK-SAME: ins(%[[X]] : tensor<2x4x8xf32>)
+  // CHECK: %[[MEAN:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[SUM]] : tensor<2x4x1xf32>)
+  // CHECK: arith.divf %{{.+}}, %[[COUNT]] : f32
+  // CHECK: %[[CENTERED:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[X]], %[[MEAN]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>)
+  // CHECK: arith.subf
+  // CHECK: %[[SQ:.+]] = linalg.generic
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+  // CHECK-SAME: ins(%[[CENTERED]] : tensor<2x4x8xf32>)
+  // CHECK: ^bb0(%[[C:.+]]: f32, %[[ACC:.+]]: f32):
+  // CHECK: %[[C2:.+]] = arith.mulf %[[C]], %[[C]] : f32
+  // CHECK: arith.addf %[[ACC]], %[[C2]] : f32
+  // CHECK: %[[INVSTD:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[SQ]] : tensor<2x4x1xf32>)
+  // CHECK: %[[VAR:.+]] = arith.divf %{{.+}}, %[[COUNT]] : f32
+  // CHECK: %[[VEPS:.+]] = arith.addf %[[VAR]], %[[EPS]] : f32
+  // CHECK: math.rsqrt %[[VEPS]] : f32
+  // CHECK: linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID3]], #[[$KEEP]], #[[$LAST]], #[[$LAST]], #[[$ID3]]]
+  // CHECK-SAME: ins(%[[CENTERED]], %[[INVSTD]], %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<8xf32>, tensor<8xf32>)
+  // CHECK: ^bb0(%[[CV:.+]]: f32, %[[IV:.+]]: f32, %[[GV:.+]]: f32, %[[BV:.+]]: f32, %{{.+}}: f32):
+  // CHECK: %[[N:.+]] = arith.mulf %[[CV]], %[[IV]] : f32
+  // CHECK: %[[NS:.+]] = arith.mulf %[[N]], %[[GV]] : f32
+  // CHECK: arith.addf %[[NS]], %[[BV]] : f32
+  %y = infer.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Tests that BatchNorm is one parallel generic reading its four parameter
+// vectors along the channel dim (d1).
+// CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-SAME: %[[X:.+]]: tensor<1x3x4x4xf32>, %[[S:.+]]: tensor<3xf32>, %[[B:.+]]: tensor<3xf32>, %[[M:.+]]: tensor<3xf32>, %[[V:.+]]: tensor<3xf32>
+func.func @batch_norm(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<1x3x4x4xf32> {
+  // CHECK: %[[EPS:.+]] = arith.constant 9.99999974E-6 : f32
+  // CHECK: linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$ID4]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID4]]]
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+  // CHECK-SAME: ins(%[[X]], %[[S]], %[[B]], %[[M]], %[[V]] :
+  // CHECK: ^bb0(%[[XV:.+]]: f32, %[[SV:.+]]: f32, %[[BV:.+]]: f32, %[[MV:.+]]: f32, %[[VV:.+]]: f32, %{{.+}}: f32):
+  // CHECK: %[[VEPS:.+]] = arith.addf %[[VV]], %[[EPS]] : f32
+  // CHECK: %[[INV:.+]] = math.rsqrt %[[VEPS]] : f32
+  // CHECK: %[[SCALE:.+]] = arith.mulf %[[SV]], %[[INV]] : f32
+  // CHECK: %[[CENTERED:.+]] = arith.subf %[[XV]], %[[MV]] : f32
+  // CHECK: %[[Y:.+]] = arith.mulf %[[CENTERED]], %[[SCALE]] : f32
+  // CHECK: arith.addf %[[Y]], %[[BV]] : f32
+  %y = infer.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}

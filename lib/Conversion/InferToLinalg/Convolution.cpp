@@ -253,9 +253,17 @@ struct ResizeNearestLowering : public OpRewritePattern<ResizeOp> {
               coord = arith::MulFOp::create(b, l, o, c(ratio));
             } else if (ctm == "pytorch_half_pixel" && outDim == 1) {
               coord = c(0);
-            } else { // half_pixel and friends
+            } else { // half_pixel, pytorch_half_pixel, half_pixel_symmetric
+              // half_pixel_symmetric centers the sampled grid: ONNX adds
+              // in/2 * (1 - floor(scale * in) / (scale * in)).
+              double offset = 0.0;
+              if (ctm == "half_pixel_symmetric") {
+                double outWidth = scales[i] * in;
+                offset = in / 2.0 * (1.0 - std::floor(outWidth) / outWidth);
+              }
               Value shifted = arith::AddFOp::create(b, l, o, c(0.5));
-              coord = arith::SubFOp::create(b, l, arith::DivFOp::create(b, l, shifted, c(scales[i])), c(0.5));
+              coord = arith::SubFOp::create(b, l, arith::DivFOp::create(b, l, shifted, c(scales[i])),
+                                            c(0.5 - offset));
             }
             Value rounded;
             if (nearest == "floor") {
@@ -364,11 +372,17 @@ struct PoolLowering : public OpRewritePattern<OpTy> {
         }
         counts[flat] = static_cast<float>(count);
       }
-      auto countType = RankedTensorType::get(outSpatial, rewriter.getF32Type());
+      // The counts are small integers: exact in every float type.
+      auto countType = RankedTensorType::get(outSpatial, et);
+      SmallVector<APFloat> countValues;
+      for (float c : counts) {
+        APFloat v(c);
+        bool lost;
+        v.convert(cast<FloatType>(et).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        countValues.push_back(v);
+      }
       Value countTensor = arith::ConstantOp::create(
-          rewriter, loc, DenseElementsAttr::get(countType, ArrayRef<float>(counts)));
-      if (!et.isF32())
-        return rewriter.notifyMatchFailure(op, "average pooling of non-f32 types");
+          rewriter, loc, DenseElementsAttr::get(countType, countValues));
       pooled = buildElementwise(rewriter, loc, resultType, ValueRange{pooled, countTensor},
                                 [](OpBuilder &b, Location l, ValueRange args) -> Value {
                                   return arith::DivFOp::create(b, l, args[0], args[1]);

@@ -284,7 +284,10 @@ Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, cst(b, loc, from, 0));
   }
   if (fromFp && toFp) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    unsigned fromBits = from.getIntOrFloatBitWidth(), toBits = to.getIntOrFloatBitWidth();
+    if (fromBits == toBits) // f16 <-> bf16: through f32.
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x), fromBits = 32;
+    if (fromBits < toBits)
       return arith::ExtFOp::create(b, loc, to, x);
     return arith::TruncFOp::create(b, loc, to, x);
   }
@@ -335,7 +338,7 @@ struct ElementwiseLowering : public RewritePattern {
       return failure();
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
-    for (Type t : op->getOperandTypes())
+    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       if (!isSignlessOrFloat(getElementTypeOrSelf(t)))
         return rewriter.notifyMatchFailure(op, "unsigned element types");
     Type operandElement = getElementTypeOrSelf(op->getOperand(isa<WhereOp>(op) ? 1 : 0).getType());

@@ -1,12 +1,3 @@
-// AveragePool on a non-f32 element type builds the padded input, the
-// pooling generic and the count constant, and only then returns failure
-// ("average pooling of non-f32 types"). The greedy driver (run with no
-// iteration limit) erases the dead ops, counts that as a change, and applies
-// the pattern again forever: infer-opt never terminates. `timeout` keeps the
-// hang from stalling the suite. Remove the XFAIL once non-f32 pooling is
-// lowered (the count tensor in the element type), or at least rejected
-// before any op is created.
-// XFAIL: *
 // RUN: timeout 5 infer-opt %s -split-input-file -convert-infer-to-linalg | FileCheck %s
 
 // Tests that f16 AveragePool sums the window and divides by an f16 count

@@ -1,8 +1,3 @@
-// Cast between two 16-bit float types emits arith.truncf f16 -> bf16, which
-// the arith verifier rejects ("cast incompatible"): the pass produces
-// invalid IR. Remove the XFAIL once Cast goes through f32 (or otherwise
-// stops emitting a same-width truncf).
-// XFAIL: *
 // RUN: infer-opt %s -split-input-file -convert-infer-to-linalg | FileCheck %s
 
 // Tests that Cast f16 -> bf16 widens to f32 and then truncates.

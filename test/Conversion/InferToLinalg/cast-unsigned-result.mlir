@@ -1,9 +1,3 @@
-// The elementwise lowering rejects unsigned operand types but never looks at
-// the result type, so Cast to an unsigned type emits arith ops on ui8/ui32
-// (here arith.fptosi f32 -> ui8), which the arith verifier rejects: the
-// pass produces invalid IR instead of its "cannot lower" diagnostic. Remove
-// the XFAIL once unsigned results are rejected (or lowered).
-// XFAIL: *
 // RUN: infer-opt %s -split-input-file -convert-infer-to-linalg -verify-diagnostics
 
 // Tests that Cast from float to an unsigned type is reported as not lowered

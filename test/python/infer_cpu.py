@@ -2,8 +2,8 @@
 
 A stand-in for the runtime (issue 3) so that the lowering can be checked
 numerically now: `infer-opt --emit=shared-lib` gives a shared object whose
-`_mlir_ciface_main` takes pointers to memref descriptors, inputs first, then
-one output buffer per graph output.
+`inferrt_entry(void **)` takes an array of pointers to memref descriptors,
+inputs first, then one output buffer per graph output.
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ class CompiledModel:
         if result.returncode != 0:
             raise RuntimeError(f"infer-opt failed ({result.returncode}): {result.stderr}")
         self._lib = ctypes.CDLL(str(self.library))
-        self._entry = self._lib._mlir_ciface_main
+        self._entry = self._lib.inferrt_entry
         self._entry.restype = None
+        self._entry.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
         model = onnx.load(str(model_path), load_external_data=False)
         initializers = {t.name for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in initializers]
@@ -85,5 +86,7 @@ class CompiledModel:
         args = [np.ascontiguousarray(inputs[name]) for name in self.input_names]
         outputs = [np.empty_like(o) for o in output_like]
         descriptors = [_descriptor(a) for a in args + outputs]
-        self._entry(*[ctypes.byref(d) for d in descriptors])
+        pointers = (ctypes.c_void_p * len(descriptors))(
+            *[ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descriptors])
+        self._entry(pointers)
         return outputs

@@ -16,6 +16,7 @@
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
+#include "infer-opt/Target/Engine/EngineWriter.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,12 +32,14 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -153,6 +156,26 @@ bool writeOutput(const std::string &path, llvm::function_ref<void(raw_ostream &)
 
 /// Links `object` into a shared object at `path` (atomically, like
 /// writeOutput).
+int writeSharedObject(const std::string &object, const std::string &path);
+
+/// Links `object` into a shared object and returns its bytes.
+FailureOr<std::string> linkToBytes(const std::string &object) {
+  SmallString<256> soPath;
+  if (llvm::sys::fs::createTemporaryFile("infer-opt", "so", soPath)) {
+    llvm::errs() << "infer-opt: error: cannot create a temporary file\n";
+    return failure();
+  }
+  llvm::FileRemover removeSo(soPath);
+  if (writeSharedObject(object, std::string(soPath)) != kExitOk)
+    return failure();
+  auto buffer = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
+  if (!buffer) {
+    llvm::errs() << "infer-opt: error: cannot read the linked kernels\n";
+    return failure();
+  }
+  return (*buffer)->getBuffer().str();
+}
+
 int writeSharedObject(const std::string &object, const std::string &path) {
   SmallString<256> objectPath;
   if (llvm::sys::fs::createTemporaryFile("infer-opt", "o", objectPath)) {
@@ -162,7 +185,14 @@ int writeSharedObject(const std::string &object, const std::string &path) {
   llvm::FileRemover removeObject(objectPath);
   if (!writeOutput(std::string(objectPath), [&](raw_ostream &os) { os << object; }))
     return kExitInternal;
-  std::string temp = path + ".tmp-link";
+  SmallString<256> tempPath;
+  int tempFd;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", tempFd, tempPath)) {
+    llvm::errs() << "infer-opt: error: cannot write '" << path << "'\n";
+    return kExitBadInput;
+  }
+  ::close(tempFd);
+  std::string temp(tempPath);
   llvm::FileRemover removeTemp(temp);
   std::string error = infer::linkSharedObject(std::string(objectPath), temp);
   if (!error.empty()) {
@@ -176,7 +206,7 @@ int writeSharedObject(const std::string &object, const std::string &path) {
   return kExitOk;
 }
 
-int runONNX(const Options &opts) {
+int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
   for (const std::string &flag : opts.inputShapes) {
@@ -191,6 +221,16 @@ int runONNX(const Options &opts) {
       llvm::errs() << "infer-opt: error: --input-shape gives '" << name << "' twice\n";
       return kExitBadInput;
     }
+  }
+  bool binary = opts.emit == "obj" || opts.emit == "shared-lib" || opts.emit == "engine";
+  if (binary && opts.output == "-") {
+    llvm::errs() << "infer-opt: error: --emit=" << opts.emit << " writes a binary file: give -o\n";
+    return kExitBadInput;
+  }
+  if (binary && !infer::isValidCPU(opts.cpu)) {
+    llvm::errs() << "infer-opt: error: unknown CPU '" << opts.cpu
+                 << "' for --cpu (use native, or an LLVM CPU name such as x86-64-v3)\n";
+    return kExitBadInput;
   }
   if (!llvm::sys::fs::exists(opts.input)) {
     llvm::errs() << "infer-opt: error: no such file: '" << opts.input << "'\n";
@@ -236,16 +276,35 @@ int runONNX(const Options &opts) {
   }
   infer::CPUCodegenOptions cpuOptions;
   cpuOptions.cpu = opts.cpu;
-  if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib") {
+  // The engine's metadata comes from the signature before lowering erases
+  // the names.
+  infer::EngineDescription engine;
+  if (opts.emit == "engine") {
+    if (failed(infer::describeSignature(*module, engine)))
+      return kExitBadInput;
+    engine.compilerVersion = INFER_VERSION;
+    engine.flags = commandLine;
+  }
+  if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
+      opts.emit == "engine") {
     if (failed(infer::lowerToLLVMDialect(*module, cpuOptions))) {
       llvm::errs() << "infer-opt: error: internal: lowering to the LLVM dialect failed\n";
       return kExitInternal;
     }
   }
-  if (opts.emit == "obj" || opts.emit == "shared-lib") {
+  if (opts.emit == "obj" || opts.emit == "shared-lib" || opts.emit == "engine") {
     FailureOr<std::string> object = infer::emitObjectFile(*module, cpuOptions);
     if (failed(object))
       return kExitInternal;
+    if (opts.emit == "engine") {
+      FailureOr<std::string> kernels = linkToBytes(*object);
+      if (failed(kernels))
+        return kExitInternal;
+      engine.kernels = std::move(*kernels);
+      std::string bytes = infer::serializeEngine(engine);
+      return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk
+                                                                             : kExitBadInput;
+    }
     if (opts.emit == "obj")
       return writeOutput(opts.output, [&](raw_ostream &os) { os << *object; }) ? kExitOk
                                                                                : kExitBadInput;
@@ -297,9 +356,10 @@ int main(int argc, char **argv) {
   app.add_option("--emit", opts.emit,
                  "What to emit. infer: the imported, simplified dialect; linalg: lowered to "
                  "linalg/tensor/arith/math on tensors; llvm: the LLVM dialect; obj: an x86-64 "
-                 "object file; shared-lib: a shared object (linked with cc). All but infer need "
-                 "static shapes (--input-shape)")
-      ->check(CLI::IsMember({"infer", "linalg", "llvm", "obj", "shared-lib"}))
+                 "object file; shared-lib: a shared object (linked with cc); engine: an engine "
+                 "file for infer-run and the runtime. All but infer need static shapes "
+                 "(--input-shape)")
+      ->check(CLI::IsMember({"infer", "linalg", "llvm", "obj", "shared-lib", "engine"}))
       ->capture_default_str();
   app.add_option("--input-shape", opts.inputShapes,
                  "Specialize a graph input: NAME:D0xD1x... (e.g. x:1x3x224x224; NAME: alone for "
@@ -331,5 +391,6 @@ int main(int argc, char **argv) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
-  return runONNX(opts);
+  std::vector<std::string> commandLine(argv + 1, argv + argc);
+  return runONNX(opts, commandLine);
 }

@@ -104,9 +104,44 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+/// Adds `void inferrt_entry(void **descriptors)`: one fixed signature the
+/// runtime can call for any model, forwarding the array of memref
+/// descriptor pointers to `_mlir_ciface_main`.
+static LogicalResult addRuntimeEntry(ModuleOp module) {
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_inferrt_main");
+  if (!ciface)
+    return module.emitError("internal: the module has no @main to call");
+  MLIRContext *ctx = module.getContext();
+  Location loc = ciface.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto entry = LLVM::LLVMFuncOp::create(b, loc, "inferrt_entry", type);
+  Block *block = entry.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+  SmallVector<Value> args;
+  for (unsigned i = 0, e = ciface.getNumArguments(); i < e; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, block->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+  }
+  LLVM::CallOp::create(b, loc, ciface, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
 LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options) {
   // C wrappers give every function a stable ABI: pointers to memref
   // descriptors, which the runtime (and tests through ctypes) build.
+  // Never export a symbol named `main`: the program that loads the kernels
+  // has one, and the library's calls would bind to it.
+  if (auto main = module.lookupSymbol<func::FuncOp>("main")) {
+    auto name = StringAttr::get(module.getContext(), "inferrt_main");
+    if (failed(SymbolTable::replaceAllSymbolUses(main, name, module)))
+      return failure();
+    main.setName(name);
+  }
   module.walk([](func::FuncOp func) {
     func->setAttr("llvm.emit_c_interface", UnitAttr::get(func.getContext()));
     // The `infer.*` argument and result names mean nothing to LLVM (it warns
@@ -116,5 +151,7 @@ LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenO
   });
   PassManager pm(module.getContext());
   buildCPUCodegenPipeline(pm, options);
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  return addRuntimeEntry(module);
 }

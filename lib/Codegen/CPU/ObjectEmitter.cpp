@@ -31,6 +31,20 @@ static std::pair<std::string, std::string> resolveCPU(const std::string &cpu) {
   return {llvm::sys::getHostCPUName().str(), features};
 }
 
+bool mlir::infer::isValidCPU(const std::string &cpu) {
+  if (cpu == "native")
+    return true;
+  llvm::InitializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // A generic subtarget answers without printing LLVM's own complaint.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+  return info && info->isCPUStringValid(cpu);
+}
+
 FailureOr<std::string> mlir::infer::emitObjectFile(ModuleOp module,
                                                    const CPUCodegenOptions &options) {
   llvm::InitializeNativeTarget();
@@ -46,7 +60,7 @@ FailureOr<std::string> mlir::infer::emitObjectFile(ModuleOp module,
   if (!target)
     return emitError(module.getLoc()) << "no LLVM target for " << triple.str() << ": " << error;
   auto [cpu, features] = resolveCPU(options.cpu);
-  if (options.cpu != "native" && !target->createMCSubtargetInfo(triple, cpu, "")->isCPUStringValid(cpu))
+  if (!isValidCPU(options.cpu))
     return emitError(module.getLoc()) << "unknown CPU '" << cpu << "' for --cpu";
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
@@ -76,7 +90,10 @@ std::string mlir::infer::linkSharedObject(const std::string &objectPath,
     return "no system C compiler driver ('cc') on PATH to link the shared object; install gcc "
            "or clang";
   std::string message;
-  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-o", outputPath, objectPath, "-lm"};
+  // -Bsymbolic: the library's own calls bind inside it, whatever the
+  // loading program exports.
+  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-Wl,-Bsymbolic", "-o", outputPath,
+                                             objectPath, "-lm"};
   int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message);

@@ -78,7 +78,10 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](SoftplusOp) -> Value {
         if (!fp)
           return {};
-        return math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+        // max(x, 0) + log1p(exp(-|x|)): no overflow for large |x|.
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+        return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, cst(b, loc, t, 0)),
+                                     math::Log1pOp::create(b, loc, e));
       })
       .Case([&](SoftsignOp) -> Value {
         if (!fp)

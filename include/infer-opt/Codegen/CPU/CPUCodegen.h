@@ -27,13 +27,17 @@ struct CPUCodegenOptions {
 /// Dialects, bufferization models and LLVM IR translations the pipeline uses.
 void registerCPUCodegenDialects(DialectRegistry &registry);
 
-/// linalg/tensor/arith/math on tensors -> LLVM dialect. The module's
-/// functions get C wrappers (`_mlir_ciface_<name>`) taking memref
-/// descriptors, inputs first, then one out-parameter per result.
+/// linalg/tensor/arith/math on tensors -> LLVM dialect. @main is renamed
+/// @inferrt_main and gets a C wrapper (`_mlir_ciface_inferrt_main`) taking
+/// memref descriptors, inputs first, then one out-parameter per result; and
+/// `void inferrt_entry(void **descriptors)` calls it with an array of them.
 void buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options);
 
 /// Runs the pipeline on `module` (which must be static linalg on tensors).
 LogicalResult lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options);
+
+/// True for "native" and for CPU names LLVM knows for the host target.
+bool isValidCPU(const std::string &cpu);
 
 /// Translates an LLVM-dialect module to an x86-64 object file (optimized at
 /// -O3 for `options.cpu`). Errors are emitted at the module's location.

@@ -1,0 +1,60 @@
+/*===- engine_format.h - the on-disk layout of an engine file --------------===*
+ *
+ * Shared by the compiler's writer (lib/Target/Engine) and the runtime's
+ * loader (lib/Runtime); plain C, no MLIR or LLVM. docs/engine-format.md is
+ * the specification. All integers are little-endian.
+ *
+ *   [EngineHeader][SectionEntry x sectionCount][padding][sections, each 256-byte aligned]
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef INFERRT_ENGINE_FORMAT_H
+#define INFERRT_ENGINE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INFERRT_ENGINE_MAGIC "INFERENG"
+#define INFERRT_FORMAT_MAJOR 1
+#define INFERRT_FORMAT_MINOR 0
+#define INFERRT_SECTION_ALIGNMENT 256
+#define INFERRT_MAX_SECTIONS 16
+
+typedef struct {
+  char magic[8];           /* "INFERENG" */
+  uint16_t formatMajor;    /* incompatible changes */
+  uint16_t formatMinor;    /* compatible additions */
+  uint32_t headerSize;     /* sizeof(EngineHeader) */
+  uint32_t sectionCount;   /* entries following the header */
+  uint32_t headerCrc;      /* CRC-32 of header (this field zero) + section table */
+  uint64_t fileSize;       /* total bytes: truncation is detected */
+  char target[32];         /* NUL-terminated, e.g. "cpu-x86_64" */
+} inferrt_engine_header;
+
+typedef enum {
+  INFERRT_SECTION_METADATA = 1, /* JSON: inputs, outputs, compiler, flags */
+  INFERRT_SECTION_KERNELS = 2,  /* CPU: an ELF shared object */
+  INFERRT_SECTION_WEIGHTS = 3,  /* raw weights (empty while kernels embed them) */
+  INFERRT_SECTION_PLAN = 4,     /* JSON: the kernel calls in order */
+} inferrt_section_kind;
+
+typedef struct {
+  uint32_t kind;
+  uint32_t crc;    /* CRC-32 of the section's bytes */
+  uint64_t offset; /* from the start of the file, 256-byte aligned */
+  uint64_t size;
+} inferrt_section_entry;
+
+/* CRC-32 (IEEE 802.3, as zlib), bitwise: small and dependency-free. */
+static inline uint32_t inferrt_crc32(uint32_t crc, const void *data, size_t size) {
+  const uint8_t *bytes = (const uint8_t *)data;
+  crc = ~crc;
+  for (size_t i = 0; i < size; ++i) {
+    crc ^= bytes[i];
+    for (int k = 0; k < 8; ++k)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+#endif /* INFERRT_ENGINE_FORMAT_H */

@@ -1,0 +1,117 @@
+//===- Context.cpp - one inference's buffers and its CPU execution --------===//
+//
+// A context owns 64-byte aligned buffers for every input and output and the
+// memref descriptors the kernels take ({allocated, aligned, offset,
+// sizes[rank], strides[rank]}, row-major).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+using namespace inferrt;
+
+namespace {
+struct Buffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+  std::vector<int64_t> descriptor;
+};
+} // namespace
+
+struct inferrt_context_s {
+  const inferrt_engine_s *engine = nullptr;
+  std::vector<Buffer> inputs, outputs;
+  std::vector<void *> arguments; // Descriptor pointers: inputs, then outputs.
+  ~inferrt_context_s() {
+    for (Buffer &b : inputs)
+      std::free(b.data);
+    for (Buffer &b : outputs)
+      std::free(b.data);
+  }
+};
+
+static inferrt_status allocate(const TensorInfo &info, Buffer &buffer) {
+  buffer.bytes = info.bytes;
+  size_t rounded = (info.bytes + 63) / 64 * 64;
+  buffer.data = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!buffer.data)
+    return makeStatus(INFERRT_INTERNAL, "out of host memory for tensor '%s' (%zu bytes)",
+                      info.name.c_str(), info.bytes);
+  std::memset(buffer.data, 0, rounded ? rounded : 64);
+  int64_t rank = static_cast<int64_t>(info.shape.size());
+  auto pointer = reinterpret_cast<int64_t>(buffer.data);
+  buffer.descriptor = {pointer, pointer, 0};
+  buffer.descriptor.insert(buffer.descriptor.end(), info.shape.begin(), info.shape.end());
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * info.shape[i + 1];
+  buffer.descriptor.insert(buffer.descriptor.end(), strides.begin(), strides.end());
+  return nullptr;
+}
+
+extern "C" {
+
+INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engine,
+                                                     inferrt_context **out) {
+  if (!engine || !out)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_create: null argument");
+  *out = nullptr;
+  auto context = std::make_unique<inferrt_context_s>();
+  context->engine = engine;
+  context->inputs.resize(engine->inputs.size());
+  context->outputs.resize(engine->outputs.size());
+  for (size_t i = 0; i < engine->inputs.size(); ++i)
+    if (inferrt_status s = allocate(engine->inputs[i], context->inputs[i]))
+      return s;
+  for (size_t i = 0; i < engine->outputs.size(); ++i)
+    if (inferrt_status s = allocate(engine->outputs[i], context->outputs[i]))
+      return s;
+  for (Buffer &b : context->inputs)
+    context->arguments.push_back(b.descriptor.data());
+  for (Buffer &b : context->outputs)
+    context->arguments.push_back(b.descriptor.data());
+  *out = context.release();
+  return nullptr;
+}
+
+INFERRT_EXPORT void inferrt_context_free(inferrt_context *context) { delete context; }
+
+INFERRT_EXPORT inferrt_status inferrt_context_set_input(inferrt_context *context, size_t index,
+                                                        const void *data, size_t bytes) {
+  if (!context || !data)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_set_input: null argument");
+  if (index >= context->inputs.size())
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "input index %zu is out of range (the engine has %zu)",
+                      index, context->inputs.size());
+  const TensorInfo &info = context->engine->inputs[index];
+  if (bytes != info.bytes)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "input '%s' needs %zu bytes, got %zu",
+                      info.name.c_str(), info.bytes, bytes);
+  std::memcpy(context->inputs[index].data, data, bytes);
+  return nullptr;
+}
+
+INFERRT_EXPORT inferrt_status inferrt_context_run(inferrt_context *context) {
+  if (!context)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_run: null context");
+  context->engine->entry(context->arguments.data());
+  return nullptr;
+}
+
+INFERRT_EXPORT inferrt_status inferrt_context_get_output(inferrt_context *context, size_t index,
+                                                         const void **data, size_t *bytes) {
+  if (!context || !data || !bytes)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_get_output: null argument");
+  if (index >= context->outputs.size())
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "output index %zu is out of range (the engine has %zu)",
+                      index, context->outputs.size());
+  *data = context->outputs[index].data;
+  *bytes = context->outputs[index].bytes;
+  return nullptr;
+}
+
+} // extern "C"

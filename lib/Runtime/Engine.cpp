@@ -1,0 +1,255 @@
+//===- Engine.cpp - load and verify an engine, load its CPU kernels -------===//
+//
+// The whole file is read and verified before any of it is used: magic,
+// format version, sizes, every section's bounds and checksum, the metadata's
+// schema, and the target. Only then are the kernels loaded, from memory
+// (memfd + dlopen), never from a path another process could swap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include "inferrt/engine_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <memory>
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace inferrt;
+
+namespace {
+
+constexpr const char *kHostTarget = "cpu-x86_64";
+
+size_t dtypeBytes(const std::string &dtype) {
+  if (dtype == "float32" || dtype == "int32" || dtype == "uint32") return 4;
+  if (dtype == "float64" || dtype == "int64" || dtype == "uint64") return 8;
+  if (dtype == "float16" || dtype == "bfloat16" || dtype == "int16" || dtype == "uint16") return 2;
+  if (dtype == "int8" || dtype == "uint8" || dtype == "bool") return 1;
+  return 0;
+}
+
+inferrt_status parseTensors(const nlohmann::json &list, const char *what,
+                            std::vector<TensorInfo> &out) {
+  if (!list.is_array())
+    return makeStatus(INFERRT_INVALID_ENGINE, "metadata: '%s' is not a list", what);
+  for (const auto &item : list) {
+    if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
+        !item.contains("dtype") || !item["dtype"].is_string() || !item.contains("shape") ||
+        !item["shape"].is_array())
+      return makeStatus(INFERRT_INVALID_ENGINE, "metadata: an entry of '%s' lacks name, dtype or shape",
+                        what);
+    TensorInfo t;
+    t.name = item["name"].get<std::string>();
+    t.dtype = item["dtype"].get<std::string>();
+    t.elementBytes = dtypeBytes(t.dtype);
+    if (!t.elementBytes)
+      return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has unknown dtype '%s'", what,
+                        t.name.c_str(), t.dtype.c_str());
+    if (item["shape"].size() > INFERRT_MAX_RANK)
+      return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has rank %zu (max %d)", what,
+                        t.name.c_str(), item["shape"].size(), INFERRT_MAX_RANK);
+    size_t bytes = t.elementBytes;
+    for (const auto &dim : item["shape"]) {
+      if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
+        return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has a bad dim", what,
+                          t.name.c_str());
+      int64_t d = dim.get<int64_t>();
+      if (d != 0 && bytes > (size_t(1) << 40) / static_cast<size_t>(d))
+        return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' is implausibly large", what,
+                          t.name.c_str());
+      bytes *= static_cast<size_t>(d);
+      t.shape.push_back(d);
+    }
+    t.bytes = bytes;
+    out.push_back(std::move(t));
+  }
+  return nullptr;
+}
+
+/// Verifies header, section table and checksums; fills `sections` (views
+/// into `file`) by kind.
+inferrt_status verifyLayout(const std::string &file, const std::string &path,
+                            std::string (&sections)[INFERRT_MAX_SECTIONS + 1],
+                            std::string &target) {
+  const char *name = path.c_str();
+  inferrt_engine_header header;
+  if (file.size() < sizeof(header))
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated: %zu bytes, an engine header needs %zu",
+                      name, file.size(), sizeof(header));
+  std::memcpy(&header, file.data(), sizeof(header));
+  if (std::memcmp(header.magic, INFERRT_ENGINE_MAGIC, 8) != 0)
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is not an infer-opt engine (bad magic)", name);
+  if (header.formatMajor > INFERRT_FORMAT_MAJOR)
+    return makeStatus(INFERRT_INVALID_ENGINE,
+                      "'%s' has format %u.%u, newer than this runtime (%d.%d): update the runtime",
+                      name, header.formatMajor, header.formatMinor, INFERRT_FORMAT_MAJOR,
+                      INFERRT_FORMAT_MINOR);
+  if (header.formatMajor < INFERRT_FORMAT_MAJOR)
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has old format %u.%u: recompile it", name,
+                      header.formatMajor, header.formatMinor);
+  if (header.headerSize != sizeof(header) || header.sectionCount == 0 ||
+      header.sectionCount > INFERRT_MAX_SECTIONS)
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a corrupt header (size %u, %u sections)",
+                      name, header.headerSize, header.sectionCount);
+  if (header.fileSize != file.size())
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated or padded: the header says %llu bytes, the file has %zu",
+                      name, (unsigned long long)header.fileSize, file.size());
+  size_t tableBytes = sizeof(inferrt_section_entry) * header.sectionCount;
+  if (file.size() < sizeof(header) + tableBytes)
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated inside its section table", name);
+  std::vector<inferrt_section_entry> table(header.sectionCount);
+  std::memcpy(table.data(), file.data() + sizeof(header), tableBytes);
+  uint32_t stored = header.headerCrc;
+  header.headerCrc = 0;
+  uint32_t crc = inferrt_crc32(0, &header, sizeof(header));
+  crc = inferrt_crc32(crc, table.data(), tableBytes);
+  if (crc != stored)
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a corrupt header (checksum mismatch)", name);
+  for (const auto &entry : table) {
+    if (entry.kind == 0 || entry.kind > INFERRT_MAX_SECTIONS)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a section of unknown kind %u", name, entry.kind);
+    if (entry.offset % INFERRT_SECTION_ALIGNMENT != 0 || entry.offset > file.size() ||
+        entry.size > file.size() - entry.offset)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u lies outside the file", name, entry.kind);
+    if (inferrt_crc32(0, file.data() + entry.offset, entry.size) != entry.crc)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u is corrupt (checksum mismatch)", name,
+                        entry.kind);
+    sections[entry.kind].assign(file.data() + entry.offset, entry.size);
+  }
+  target.assign(header.target, strnlen(header.target, sizeof(header.target)));
+  return nullptr;
+}
+
+inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine) {
+  int fd = memfd_create("inferrt-kernels", MFD_CLOEXEC);
+  if (fd < 0)
+    return makeStatus(INFERRT_INTERNAL, "memfd_create failed: %s", std::strerror(errno));
+  size_t written = 0;
+  while (written < kernels.size()) {
+    ssize_t n = write(fd, kernels.data() + written, kernels.size() - written);
+    if (n <= 0) {
+      close(fd);
+      return makeStatus(INFERRT_INTERNAL, "writing the kernels to memory failed: %s",
+                        std::strerror(errno));
+    }
+    written += static_cast<size_t>(n);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(fd); // The mapping stays valid after the descriptor is closed.
+  if (!library) {
+    const char *error = dlerror();
+    return makeStatus(INFERRT_INVALID_ENGINE, "cannot load the engine's CPU kernels: %s",
+                      error ? error : "unknown dlopen error");
+  }
+  auto entry = reinterpret_cast<EntryFn>(dlsym(library, "inferrt_entry"));
+  if (!entry) {
+    dlclose(library);
+    return makeStatus(INFERRT_INVALID_ENGINE, "the engine's kernels lack the 'inferrt_entry' symbol");
+  }
+  engine.library = library;
+  engine.entry = entry;
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+INFERRT_EXPORT inferrt_status inferrt_engine_load(const char *path, inferrt_engine **out) {
+  if (!path || !out)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_engine_load: null argument");
+  *out = nullptr;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return makeStatus(INFERRT_NOT_FOUND, "cannot open engine '%s': %s", path, std::strerror(errno));
+  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string sections[INFERRT_MAX_SECTIONS + 1];
+  auto engine = std::make_unique<inferrt_engine_s>();
+  if (inferrt_status s = verifyLayout(file, path, sections, engine->target))
+    return s;
+  for (int kind : {INFERRT_SECTION_METADATA, INFERRT_SECTION_PLAN, INFERRT_SECTION_KERNELS})
+    if (sections[kind].empty())
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' lacks section %d", path, kind);
+  if (engine->target != kHostTarget)
+    return makeStatus(INFERRT_UNAVAILABLE,
+                      "'%s' was built for target '%s'; this runtime runs '%s' engines: rebuild "
+                      "with the matching --target",
+                      path, engine->target.c_str(), kHostTarget);
+  engine->metadataJson = sections[INFERRT_SECTION_METADATA];
+  nlohmann::json metadata = nlohmann::json::parse(engine->metadataJson, nullptr, false);
+  if (metadata.is_discarded() || !metadata.is_object())
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the metadata is not valid JSON", path);
+  if (inferrt_status s = parseTensors(metadata.value("inputs", nlohmann::json()), "input", engine->inputs))
+    return s;
+  if (inferrt_status s = parseTensors(metadata.value("outputs", nlohmann::json()), "output", engine->outputs))
+    return s;
+  if (inferrt_status s = loadKernels(sections[INFERRT_SECTION_KERNELS], *engine))
+    return s;
+  *out = engine.release();
+  return nullptr;
+}
+
+INFERRT_EXPORT void inferrt_engine_free(inferrt_engine *engine) {
+  if (!engine)
+    return;
+  if (engine->library)
+    dlclose(engine->library);
+  delete engine;
+}
+
+INFERRT_EXPORT size_t inferrt_engine_num_inputs(const inferrt_engine *engine) {
+  return engine ? engine->inputs.size() : 0;
+}
+
+INFERRT_EXPORT size_t inferrt_engine_num_outputs(const inferrt_engine *engine) {
+  return engine ? engine->outputs.size() : 0;
+}
+
+static inferrt_status tensorInfo(const std::vector<TensorInfo> &list, size_t index, const char *what,
+                                 inferrt_tensor_info *info) {
+  if (!info)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "null info");
+  if (index >= list.size())
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "%s index %zu is out of range (the engine has %zu)",
+                      what, index, list.size());
+  const TensorInfo &t = list[index];
+  info->name = t.name.c_str();
+  info->dtype = t.dtype.c_str();
+  info->rank = static_cast<int32_t>(t.shape.size());
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    info->dims[i] = t.shape[i];
+  info->bytes = t.bytes;
+  return nullptr;
+}
+
+INFERRT_EXPORT inferrt_status inferrt_engine_input_info(const inferrt_engine *engine, size_t index,
+                                                        inferrt_tensor_info *info) {
+  if (!engine)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "null engine");
+  return tensorInfo(engine->inputs, index, "input", info);
+}
+
+INFERRT_EXPORT inferrt_status inferrt_engine_output_info(const inferrt_engine *engine, size_t index,
+                                                         inferrt_tensor_info *info) {
+  if (!engine)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "null engine");
+  return tensorInfo(engine->outputs, index, "output", info);
+}
+
+INFERRT_EXPORT const char *inferrt_engine_target(const inferrt_engine *engine) {
+  return engine ? engine->target.c_str() : "";
+}
+
+INFERRT_EXPORT const char *inferrt_engine_metadata(const inferrt_engine *engine) {
+  return engine ? engine->metadataJson.c_str() : "";
+}
+
+} // extern "C"

@@ -1,0 +1,166 @@
+"""infer-opt --emit=engine + infer-run end to end, and the loader's refusals.
+
+The engine of the bundled example must give ONNX Runtime's outputs through
+infer-run's .npy input/output/compare path; corrupt, truncated, byte-flipped
+and foreign engines, and bad .npy inputs, must each be refused with a clear
+message and exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import helper, parser
+
+from infer_cpu import INFER_OPT, REPO
+
+INFER_RUN = INFER_OPT.parent / "infer-run"
+EXAMPLE = REPO / "examples" / "tiny_cnn.onnxtext"
+
+
+def run(*args, check_rc=0):
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == check_rc, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    """The bundled example compiled to an engine, and its ONNX binary form."""
+    d = tmp_path_factory.mktemp("engine")
+    engine = d / "tiny.engine"
+    run(INFER_OPT, EXAMPLE, "--input-shape", "image:2x3x32x32", "--emit=engine", "-o", engine)
+    model = parser.parse_model(EXAMPLE.read_text())
+    onnx_path = d / "tiny.onnx"
+    onnx_path.write_bytes(model.SerializeToString())
+    return engine, onnx_path, d
+
+
+def test_matches_onnxruntime_through_npy(example, rng):
+    engine, onnx_path, d = example
+    image = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    np.save(d / "image.npy", image)
+    want = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(
+        None, {"image": image})[0]
+    np.save(d / "ref.npy", want)
+    out = d / "out"
+    result = run(INFER_RUN, engine, "--input", f"image={d / 'image.npy'}", "--output-dir", out,
+                 "--iterations", "5", "--compare", f"probabilities={d / 'ref.npy'}",
+                 "--json", d / "report.json")
+    assert "compare 'probabilities': match" in result.stdout
+    np.testing.assert_allclose(np.load(out / "probabilities.npy"), want, rtol=1e-4, atol=1e-5)
+    report = json.loads((d / "report.json").read_text())
+    assert report["compare"]["probabilities"]["match"] is True
+    for key in ("mean", "min", "p50", "p90", "p99"):
+        assert report["latency_ms"][key] > 0
+
+
+def test_compare_mismatch_exits_1(example):
+    engine, _, d = example
+    np.save(d / "wrong.npy", np.full((2, 3), 7.0, np.float32))
+    result = run(INFER_RUN, engine, "--iterations", "1", "--compare",
+                 f"probabilities={d / 'wrong.npy'}", check_rc=1)
+    assert "MISMATCH" in result.stdout
+
+
+def corrupt(src: Path, dst: Path, edit) -> Path:
+    data = bytearray(src.read_bytes())
+    data = edit(data)
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+def flip(offset):
+    def edit(data):
+        data[offset % len(data)] ^= 0x40
+        return data
+    return edit
+
+
+BAD_ENGINES = {
+    "truncated": (lambda d: d[: len(d) // 2], "truncated or padded"),
+    "tiny": (lambda d: d[:10], "is truncated"),
+    "bad_magic": (lambda d: b"NOTANENG" + d[8:], "not an infer-opt engine"),
+    "newer_format": (lambda d: d[:8] + b"\x09\x00" + d[10:], "newer than this runtime"),
+    "flipped_header": (flip(20), "corrupt header"),
+    "flipped_kernels": (flip(-3000), "corrupt"),
+    "foreign_target": (lambda d: d[:32] + b"cuda-sm_90".ljust(32, b"\0") + d[64:], "corrupt header"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ENGINES))
+def test_bad_engines_are_refused(example, case):
+    engine, _, d = example
+    edit, message = BAD_ENGINES[case]
+    bad = corrupt(engine, d / f"bad_{case}.engine", edit)
+    result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
+    assert "infer-run: error:" in result.stderr and message in result.stderr, result.stderr
+
+
+def reseal(data: bytearray) -> bytearray:
+    """Recomputes the header checksum, as a writer for another target would."""
+    count = struct.unpack_from("<I", data, 16)[0]
+    data[20:24] = b"\0\0\0\0"
+    crc = zlib.crc32(bytes(data[: 64 + 24 * count]))
+    struct.pack_into("<I", data, 20, crc)
+    return data
+
+
+def test_engine_for_another_target(example):
+    engine, _, d = example
+    bad = corrupt(engine, d / "other_target.engine",
+                  lambda x: reseal(x[:32] + b"cuda-sm_90".ljust(32, b"\0") + x[64:]))
+    result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
+    assert "built for target 'cuda-sm_90'" in result.stderr, result.stderr
+
+
+def test_newer_format_with_valid_checksum(example):
+    engine, _, d = example
+    bad = corrupt(engine, d / "newer.engine", lambda x: reseal(x[:8] + b"\x02\x00\x05\x00" + x[12:]))
+    result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
+    assert "format 2.5, newer than this runtime (1.0)" in result.stderr, result.stderr
+
+
+def test_random_byte_flips_are_all_refused(example, rng):
+    engine, _, d = example
+    size = engine.stat().st_size
+    for offset in rng.integers(0, size, 25):
+        bad = corrupt(engine, d / "flip.engine", flip(int(offset)))
+        result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
+        assert "infer-run: error:" in result.stderr
+
+
+def test_missing_engine(tmp_path):
+    result = run(INFER_RUN, tmp_path / "nope.engine", check_rc=1)
+    assert "cannot open engine" in result.stderr
+
+
+@pytest.mark.parametrize("case,array,message", [
+    ("wrong_shape", np.zeros((1, 3, 32, 32), np.float32), "has shape [2x3x32x32]"),
+    ("wrong_dtype", np.zeros((2, 3, 32, 32), np.float64), "is float32, but"),
+])
+def test_bad_inputs(example, case, array, message):
+    engine, _, d = example
+    path = d / f"{case}.npy"
+    np.save(path, array + 1)
+    result = run(INFER_RUN, engine, "--input", f"image={path}", check_rc=1)
+    assert message in result.stderr
+
+
+def test_unknown_input_name_and_malformed_npy(example):
+    engine, _, d = example
+    np.save(d / "x.npy", np.ones((2, 3, 32, 32), np.float32))
+    result = run(INFER_RUN, engine, "--input", f"pixels={d / 'x.npy'}", check_rc=1)
+    assert "not an input of the engine (inputs: image)" in result.stderr
+    (d / "junk.npy").write_bytes(b"not numpy at all")
+    result = run(INFER_RUN, engine, "--input", f"image={d / 'junk.npy'}", check_rc=1)
+    assert "is not a .npy file" in result.stderr
+    result = run(INFER_RUN, engine, "--input", "image", check_rc=1)
+    assert "expected NAME=FILE.npy" in result.stderr

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
@@ -123,6 +124,24 @@ inferrt_status verifyLayout(const std::string &file, const std::string &path,
                         entry.kind);
     sections[entry.kind].assign(file.data() + entry.offset, entry.size);
   }
+  // Every byte outside the header, table and sections is alignment padding
+  // and must be zero: then no byte of the file goes unchecked.
+  std::vector<std::pair<uint64_t, uint64_t>> covered = {{0, sizeof(header) + tableBytes}};
+  for (const auto &entry : table)
+    covered.push_back({entry.offset, entry.offset + entry.size});
+  std::sort(covered.begin(), covered.end());
+  uint64_t position = 0;
+  for (const auto &[begin, end] : covered) {
+    for (uint64_t i = position; i < begin; ++i)
+      if (file[i] != 0)
+        return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is corrupt (non-zero padding at byte %llu)",
+                          name, (unsigned long long)i);
+    position = std::max(position, end);
+  }
+  for (uint64_t i = position; i < file.size(); ++i)
+    if (file[i] != 0)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is corrupt (non-zero padding at byte %llu)",
+                        name, (unsigned long long)i);
   target.assign(header.target, strnlen(header.target, sizeof(header.target)));
   return nullptr;
 }

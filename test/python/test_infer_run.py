@@ -25,8 +25,9 @@ INFER_RUN = INFER_OPT.parent / "infer-run"
 EXAMPLE = REPO / "examples" / "tiny_cnn.onnxtext"
 
 
-def run(*args, check_rc=0):
-    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120)
+def run(*args, check_rc=0, cwd=None):
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=120,
+                            cwd=cwd)
     assert result.returncode == check_rc, result.stdout + result.stderr
     return result
 
@@ -131,7 +132,8 @@ def test_newer_format_with_valid_checksum(example):
 def test_random_byte_flips_are_all_refused(example, rng):
     engine, _, d = example
     size = engine.stat().st_size
-    for offset in rng.integers(0, size, 25):
+    # Every byte counts: padding included (the loader requires it zero).
+    for offset in list(rng.integers(0, size, 25)) + [size - 1, 70, 300]:
         bad = corrupt(engine, d / "flip.engine", flip(int(offset)))
         result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
         assert "infer-run: error:" in result.stderr
@@ -164,3 +166,25 @@ def test_unknown_input_name_and_malformed_npy(example):
     assert "is not a .npy file" in result.stderr
     result = run(INFER_RUN, engine, "--input", "image", check_rc=1)
     assert "expected NAME=FILE.npy" in result.stderr
+
+
+def test_inspect(example):
+    engine, _, d = example
+    result = run(INFER_OPT, "--inspect", engine)
+    assert "format 1.0, target cpu-x86_64" in result.stdout
+    assert "section kernels" in result.stdout and "checksum BAD" not in result.stdout
+    assert '"name": "image"' in result.stdout
+    bad = corrupt(engine, d / "inspect_bad.engine", flip(-3000))
+    result = run(INFER_OPT, "--inspect", bad, check_rc=1)
+    assert "checksum BAD" in result.stdout
+
+
+def test_same_flags_give_identical_engines(tmp_path):
+    first, second = tmp_path / "a" / "m.engine", tmp_path / "b" / "m.engine"
+    for path in (first, second):
+        path.parent.mkdir()
+    # Same flags, including the output name relative to the working directory.
+    for path in (first, second):
+        run(INFER_OPT, EXAMPLE, "--input-shape", "image:1x3x32x32", "--emit=engine",
+            "-o", "m.engine", cwd=path.parent)
+    assert first.read_bytes() == second.read_bytes()

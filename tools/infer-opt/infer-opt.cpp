@@ -17,6 +17,7 @@
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
 #include "infer-opt/Target/Engine/EngineWriter.h"
+#include "inferrt/engine_format.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,6 +40,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 using namespace mlir;
@@ -60,6 +62,7 @@ struct Options {
   bool noSimplify = false;
   bool printLocations = false;
   std::string cpu = "native";
+  bool inspect = false;
 };
 
 /// MLIR mode when the input file (the first argument that is neither a flag
@@ -206,6 +209,51 @@ int writeSharedObject(const std::string &object, const std::string &path) {
   return kExitOk;
 }
 
+/// `infer-opt --inspect model.engine`: a readable summary of an engine,
+/// after checking its header and every section's checksum.
+int inspectEngine(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer) {
+    llvm::errs() << "infer-opt: error: cannot read '" << path << "': "
+                 << buffer.getError().message() << "\n";
+    return kExitBadInput;
+  }
+  StringRef file = (*buffer)->getBuffer();
+  inferrt_engine_header header;
+  if (file.size() < sizeof(header) || file.substr(0, 8) != INFERRT_ENGINE_MAGIC) {
+    llvm::errs() << "infer-opt: error: '" << path << "' is not an infer-opt engine\n";
+    return kExitBadInput;
+  }
+  std::memcpy(&header, file.data(), sizeof(header));
+  size_t tableBytes = sizeof(inferrt_section_entry) * header.sectionCount;
+  if (header.sectionCount > INFERRT_MAX_SECTIONS || file.size() < sizeof(header) + tableBytes) {
+    llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt section table\n";
+    return kExitBadInput;
+  }
+  llvm::outs() << "engine " << path << "\n  format " << header.formatMajor << "."
+               << header.formatMinor << ", target "
+               << StringRef(header.target, strnlen(header.target, sizeof(header.target)))
+               << ", " << file.size() << " bytes (header says " << header.fileSize << ")\n";
+  static const char *kinds[] = {"?", "metadata", "kernels", "weights", "plan"};
+  bool intact = header.fileSize == file.size();
+  StringRef metadata;
+  for (unsigned i = 0; i < header.sectionCount; ++i) {
+    inferrt_section_entry entry;
+    std::memcpy(&entry, file.data() + sizeof(header) + i * sizeof(entry), sizeof(entry));
+    bool inside = entry.offset <= file.size() && entry.size <= file.size() - entry.offset;
+    bool ok = inside && inferrt_crc32(0, file.data() + entry.offset, entry.size) == entry.crc;
+    intact &= ok;
+    llvm::outs() << "  section " << (entry.kind < 5 ? kinds[entry.kind] : "?") << ": offset "
+                 << entry.offset << ", " << entry.size << " bytes, checksum "
+                 << (ok ? "ok" : "BAD") << "\n";
+    if (ok && entry.kind == INFERRT_SECTION_METADATA)
+      metadata = file.substr(entry.offset, entry.size);
+  }
+  if (!metadata.empty())
+    llvm::outs() << "  metadata:\n" << metadata << "\n";
+  return intact ? kExitOk : kExitBadInput;
+}
+
 int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
@@ -348,7 +396,8 @@ int main(int argc, char **argv) {
                "infer-opt"};
   app.set_version_flag("--version", std::string("infer-opt ") + INFER_VERSION +
                                         " (LLVM/MLIR " + INFER_LLVM_VERSION + ")");
-  app.add_option("model", opts.input, "ONNX model: binary .onnx or ONNX text .onnxtext")
+  app.add_option("model", opts.input,
+                 "ONNX model: binary .onnx or ONNX text .onnxtext (an engine with --inspect)")
       ->required();
   app.add_option("-o,--output", opts.output,
                  "Output file; '-' is stdout. Written atomically: nothing is written on error")
@@ -381,6 +430,9 @@ int main(int argc, char **argv) {
                  "CPU to generate code for: native (the host and its features) or an LLVM CPU "
                  "name such as x86-64-v3 or skylake-avx512")
       ->capture_default_str();
+  app.add_flag("--inspect", opts.inspect,
+               "Treat the positional file as an engine and print a summary: format, target, "
+               "sections with checksums, inputs, outputs, compiler flags");
   app.add_flag("--no-simplify", opts.noSimplify,
                "Skip canonicalization and CSE after import (show the raw import)");
   app.add_flag("--print-locations", opts.printLocations,
@@ -391,6 +443,8 @@ int main(int argc, char **argv) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  if (opts.inspect)
+    return inspectEngine(opts.input);
   std::vector<std::string> commandLine(argv + 1, argv + argc);
   return runONNX(opts, commandLine);
 }

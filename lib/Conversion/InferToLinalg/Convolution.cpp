@@ -45,6 +45,24 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> lows
   return tensor::PadOp::create(b, loc, padType, input, lowOfr, highOfr, value);
 }
 
+/// The starting value of a convolution's accumulator: the bias broadcast
+/// along dim 1 (output channels), or zero.
+Value accumulatorInit(OpBuilder &b, Location loc, RankedTensorType resultType, Value bias) {
+  Type et = resultType.getElementType();
+  if (!bias)
+    return filledTensor(b, loc, resultType, scalarConstant(b, loc, et, 0));
+  int64_t rank = resultType.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx),
+                                 b.getMultiDimIdentityMap(rank)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{bias},
+             ValueRange{emptyTensor(b, loc, resultType)}, maps,
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); })
+      .getResult(0);
+}
+
 struct ConvLowering : public OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
@@ -79,22 +97,7 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     }
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + spatial, utils::IteratorType::reduction);
-    // Start from the bias (broadcast over n and space), or zero.
-    Value init;
-    if (Value bias = op.getBias()) {
-      auto biasType = cast<RankedTensorType>(bias.getType());
-      SmallVector<AffineMap> maps = {AffineMap::get(resultType.getRank(), 0, {d(1)}, ctx),
-                                     rewriter.getMultiDimIdentityMap(resultType.getRank())};
-      (void)biasType;
-      init = linalg::GenericOp::create(
-                 rewriter, loc, TypeRange{resultType}, ValueRange{bias},
-                 ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
-                 SmallVector<utils::IteratorType>(resultType.getRank(), utils::IteratorType::parallel),
-                 [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); })
-                 .getResult(0);
-    } else {
-      init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));
-    }
+    Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{resultType}, ValueRange{padded, op.getWeight()}, ValueRange{init},
         ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
@@ -166,19 +169,7 @@ struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
     }
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + spatial, utils::IteratorType::reduction);
-    Value init;
-    if (Value bias = op.getBias()) {
-      SmallVector<AffineMap> maps = {AffineMap::get(resultType.getRank(), 0, {d(1)}, ctx),
-                                     rewriter.getMultiDimIdentityMap(resultType.getRank())};
-      init = linalg::GenericOp::create(
-                 rewriter, loc, TypeRange{resultType}, ValueRange{bias},
-                 ValueRange{emptyTensor(rewriter, loc, resultType)}, maps,
-                 SmallVector<utils::IteratorType>(resultType.getRank(), utils::IteratorType::parallel),
-                 [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); })
-                 .getResult(0);
-    } else {
-      init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));
-    }
+    Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
     // The flipped weight map has no plain c' or k dims, from which linalg
     // derives loop bounds: an unused operand of shape [C/G, k...] gives them.
     SmallVector<int64_t> extentShape = {cPerGroup};

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <memory>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace inferrt;
@@ -113,9 +114,13 @@ inferrt_status verifyLayout(const std::string &file, const std::string &path,
   crc = inferrt_crc32(crc, table.data(), tableBytes);
   if (crc != stored)
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a corrupt header (checksum mismatch)", name);
+  bool seen[INFERRT_MAX_SECTIONS + 1] = {};
   for (const auto &entry : table) {
-    if (entry.kind == 0 || entry.kind > INFERRT_MAX_SECTIONS)
+    if (entry.kind < INFERRT_SECTION_METADATA || entry.kind > INFERRT_SECTION_PLAN)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a section of unknown kind %u", name, entry.kind);
+    if (seen[entry.kind])
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has section %u twice", name, entry.kind);
+    seen[entry.kind] = true;
     if (entry.offset % INFERRT_SECTION_ALIGNMENT != 0 || entry.offset > file.size() ||
         entry.size > file.size() - entry.offset)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u lies outside the file", name, entry.kind);
@@ -162,8 +167,8 @@ inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine)
   }
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd); // The mapping stays valid after the descriptor is closed.
   if (!library) {
+    close(fd);
     const char *error = dlerror();
     return makeStatus(INFERRT_INVALID_ENGINE, "cannot load the engine's CPU kernels: %s",
                       error ? error : "unknown dlopen error");
@@ -171,9 +176,11 @@ inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine)
   auto entry = reinterpret_cast<EntryFn>(dlsym(library, "inferrt_entry"));
   if (!entry) {
     dlclose(library);
+    close(fd);
     return makeStatus(INFERRT_INVALID_ENGINE, "the engine's kernels lack the 'inferrt_entry' symbol");
   }
   engine.library = library;
+  engine.kernelFd = fd;
   engine.entry = entry;
   return nullptr;
 }
@@ -182,10 +189,28 @@ inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine)
 
 extern "C" {
 
+static inferrt_status loadEngine(const char *path, inferrt_engine **out);
+
 INFERRT_EXPORT inferrt_status inferrt_engine_load(const char *path, inferrt_engine **out) {
   if (!path || !out)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_engine_load: null argument");
   *out = nullptr;
+  // Nothing may escape the C API: allocation failures become statuses.
+  try {
+    return loadEngine(path, out);
+  } catch (const std::bad_alloc &) {
+    return makeStatus(INFERRT_INTERNAL, "out of host memory loading '%s'", path);
+  } catch (const std::exception &e) {
+    return makeStatus(INFERRT_INTERNAL, "loading '%s' failed: %s", path, e.what());
+  }
+}
+
+static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
+  struct stat info;
+  if (stat(path, &info) != 0)
+    return makeStatus(INFERRT_NOT_FOUND, "cannot open engine '%s': %s", path, std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "'%s' is not a regular file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return makeStatus(INFERRT_NOT_FOUND, "cannot open engine '%s': %s", path, std::strerror(errno));
@@ -200,7 +225,7 @@ INFERRT_EXPORT inferrt_status inferrt_engine_load(const char *path, inferrt_engi
   if (engine->target != kHostTarget)
     return makeStatus(INFERRT_UNAVAILABLE,
                       "'%s' was built for target '%s'; this runtime runs '%s' engines: rebuild "
-                      "with the matching --target",
+                      "the engine for this target",
                       path, engine->target.c_str(), kHostTarget);
   engine->metadataJson = sections[INFERRT_SECTION_METADATA];
   nlohmann::json metadata = nlohmann::json::parse(engine->metadataJson, nullptr, false);
@@ -221,6 +246,8 @@ INFERRT_EXPORT void inferrt_engine_free(inferrt_engine *engine) {
     return;
   if (engine->library)
     dlclose(engine->library);
+  if (engine->kernelFd >= 0)
+    close(engine->kernelFd);
   delete engine;
 }
 

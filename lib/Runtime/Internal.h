@@ -38,6 +38,9 @@ struct inferrt_engine_s {
   std::string metadataJson;
   std::vector<inferrt::TensorInfo> inputs, outputs;
   void *library = nullptr; // dlopen handle of the kernels
+  int kernelFd = -1;       // The memfd behind it, open while loaded: its
+                           // /proc/self/fd path must stay unique, or glibc
+                           // would hand the next engine this library.
   inferrt::EntryFn entry = nullptr;
 };
 

@@ -8,13 +8,18 @@
 
 using namespace inferrt;
 
+// Handed out when even a status cannot be allocated: NULL would read as
+// success. Never freed.
+static inferrt_status_s outOfMemory{INFERRT_INTERNAL, "out of host memory"};
+
 inferrt_status inferrt::makeStatus(inferrt_status_code code, const char *format, ...) {
   char buffer[1024];
   va_list args;
   va_start(args, format);
   std::vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
-  return new (std::nothrow) inferrt_status_s{code, buffer};
+  inferrt_status status = new (std::nothrow) inferrt_status_s{code, buffer};
+  return status ? status : &outOfMemory;
 }
 
 extern "C" {
@@ -27,6 +32,9 @@ INFERRT_EXPORT const char *inferrt_status_message(inferrt_status status) {
   return status ? status->message.c_str() : "ok";
 }
 
-INFERRT_EXPORT void inferrt_status_free(inferrt_status status) { delete status; }
+INFERRT_EXPORT void inferrt_status_free(inferrt_status status) {
+  if (status != &outOfMemory)
+    delete status;
+}
 
 } // extern "C"

@@ -8,6 +8,7 @@ message and exit code 1.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import struct
 import subprocess
@@ -188,3 +189,38 @@ def test_same_flags_give_identical_engines(tmp_path):
         run(INFER_OPT, EXAMPLE, "--input-shape", "image:1x3x32x32", "--emit=engine",
             "-o", "m.engine", cwd=path.parent)
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_two_engines_loaded_at_once_keep_their_kernels(tmp_path, rng):
+    """Each engine's kernels stay its own while another engine is loaded
+    (the in-memory library path must not be reused)."""
+    lib = ctypes.CDLL(str(INFER_OPT.parent.parent / "lib" / "libinferrt.so"))
+    lib.inferrt_status_message.restype = ctypes.c_char_p
+    for fn in ("inferrt_engine_load", "inferrt_context_create", "inferrt_context_set_input",
+               "inferrt_context_run", "inferrt_context_get_output"):
+        getattr(lib, fn).restype = ctypes.c_void_p  # A status pointer: None on success.
+    engines = {}
+    for batch in (1, 2):
+        path = tmp_path / f"b{batch}.engine"
+        run(INFER_OPT, EXAMPLE, "--input-shape", f"image:{batch}x3x32x32", "--emit=engine", "-o", path)
+        handle = ctypes.c_void_p()
+        assert not lib.inferrt_engine_load(str(path).encode(), ctypes.byref(handle))
+        engines[batch] = handle
+    model = parser.parse_model(EXAMPLE.read_text())
+    onnx_path = tmp_path / "tiny.onnx"
+    onnx_path.write_bytes(model.SerializeToString())
+    image = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    want = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(
+        None, {"image": image})[0]
+    context = ctypes.c_void_p()
+    assert not lib.inferrt_context_create(engines[2], ctypes.byref(context))
+    assert not lib.inferrt_context_set_input(context, ctypes.c_size_t(0), image.ctypes.data_as(ctypes.c_void_p),
+                                             ctypes.c_size_t(image.nbytes))
+    assert not lib.inferrt_context_run(context)
+    data, size = ctypes.c_void_p(), ctypes.c_size_t()
+    assert not lib.inferrt_context_get_output(context, ctypes.c_size_t(0), ctypes.byref(data), ctypes.byref(size))
+    got = np.frombuffer(ctypes.string_at(data, size.value), np.float32).reshape(2, 3)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    lib.inferrt_context_free(context)
+    for handle in engines.values():
+        lib.inferrt_engine_free(handle)

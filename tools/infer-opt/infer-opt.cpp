@@ -230,6 +230,16 @@ int inspectEngine(const std::string &path) {
     llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt section table\n";
     return kExitBadInput;
   }
+  {
+    inferrt_engine_header zeroed = header;
+    zeroed.headerCrc = 0;
+    uint32_t crc = inferrt_crc32(0, &zeroed, sizeof(zeroed));
+    crc = inferrt_crc32(crc, file.data() + sizeof(header), tableBytes);
+    if (crc != header.headerCrc) {
+      llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt header (checksum mismatch)\n";
+      return kExitBadInput;
+    }
+  }
   llvm::outs() << "engine " << path << "\n  format " << header.formatMajor << "."
                << header.formatMinor << ", target "
                << StringRef(header.target, strnlen(header.target, sizeof(header.target)))

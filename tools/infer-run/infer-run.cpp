@@ -75,6 +75,20 @@ std::string randomTensor(const inferrt_tensor_info &info, std::mt19937_64 &rng) 
     } else if (dtype == "int32") {
       int32_t v = bit(rng);
       std::memcpy(data.data() + 4 * i, &v, 4);
+    } else if (dtype == "bfloat16" || dtype == "float16") {
+      float v = real(rng);
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      uint16_t half;
+      if (dtype == "bfloat16") {
+        half = static_cast<uint16_t>(bits >> 16);
+      } else { // |v| < 1: normal or zero halves, truncated mantissa.
+        uint32_t sign = (bits >> 16) & 0x8000, exponent = (bits >> 23) & 0xff;
+        int32_t e = static_cast<int32_t>(exponent) - 127 + 15;
+        half = e <= 0 ? static_cast<uint16_t>(sign)
+                      : static_cast<uint16_t>(sign | (e << 10) | ((bits >> 13) & 0x3ff));
+      }
+      std::memcpy(data.data() + 2 * i, &half, 2);
     } else {
       data[i * (info.bytes / std::max<size_t>(count, 1))] = static_cast<char>(bit(rng));
     }
@@ -263,7 +277,10 @@ int main(int argc, char **argv) {
     NpyArray array{info.dtype, dimsOf(info), std::string(static_cast<const char *>(data), bytes)};
     std::printf("output '%s': %s %s\n", info.name, info.dtype, shapeText(array.shape).c_str());
     std::string error;
-    if (!outputDir.empty() && !writeNpy(outputDir + "/" + info.name + ".npy", array, error))
+    // Tensor names may hold '/' (exporters' scopes): keep files in the directory.
+    std::string fileName = info.name;
+    std::replace(fileName.begin(), fileName.end(), '/', '_');
+    if (!outputDir.empty() && !writeNpy(outputDir + "/" + fileName + ".npy", array, error))
       return fail(error);
     auto ref = compareFiles.find(info.name);
     if (ref == compareFiles.end())

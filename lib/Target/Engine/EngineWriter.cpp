@@ -80,7 +80,7 @@ std::string mlir::infer::serializeEngine(const EngineDescription &d) {
       {"target", d.target},
   };
   // One kernel for now: the whole model as `inferrt_entry`.
-  nlohmann::json plan = {{"kernels", {{{"symbol", "inferrt_entry"}, {"node", "main"}}}}};
+  nlohmann::json plan = {{"kernels", {{{"symbol", "inferrt_entry"}, {"node", "inferrt_main"}}}}};
   std::vector<std::pair<uint32_t, std::string>> sections = {
       {INFERRT_SECTION_METADATA, metadata.dump(2)},
       {INFERRT_SECTION_PLAN, plan.dump(2)},

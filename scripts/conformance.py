@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Run the ONNX backend node tests end to end through infer-opt and infer-run.
+
+For every test case of ``onnx.backend.test.case.node.collect_testcases()``
+(the generators the ``onnx/backend/test/data/node`` models are built from),
+the model and its first data set are taken, and:
+
+  1. the model is written to a scratch directory;
+  2. it is compiled with
+       infer-opt model.onnx --input-shape NAME:DIMS ... --emit=engine -o t.engine
+     (one --input-shape per graph input, from the shape of the test's input
+     array; ``NAME:`` for a scalar), timeout 60 s;
+  3. the inputs are saved as .npy and the engine is run with
+       infer-run t.engine --input NAME=FILE.npy ... --output-dir OUT
+                 --warmup 0 --iterations 1
+     timeout 60 s;
+  4. every ``OUT/<output name>.npy`` ('/' in a name written as '_') is
+     compared with the expected output, with the test's tolerance (the ONNX
+     backend default is rtol=1e-3, atol=1e-7; np.testing.assert_allclose
+     semantics), exactly for integer and boolean outputs.
+
+Status of a test:
+  passed       every output matches.
+  failed       an output has the wrong shape, dtype kind or values (the
+               reason has the max abs error).
+  unsupported  infer-opt exited 1 (the reason is the first stderr line), or
+               the test has non-tensor inputs/outputs (sequences, optionals).
+  error        any other infer-opt exit or a timeout, an infer-run failure,
+               or a missing output file.  Failed and error results are
+               compiler bugs.
+
+Results go to JSON ({total, passed, failed, unsupported, error, tests}) and
+a Markdown summary.
+
+Example:
+    scripts/conformance.py --target cpu --jobs 2
+    scripts/conformance.py --target cpu --filter conv --json /tmp/c.json --markdown /tmp/c.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import json
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_INFER_OPT = REPO_ROOT / "build" / "bin" / "infer-opt"
+DEFAULT_INFER_RUN = REPO_ROOT / "build" / "bin" / "infer-run"
+TIMEOUT_S = 60.0
+STATUSES = ("passed", "failed", "unsupported", "error")
+
+
+def collect_cases(name_filter: str | None, limit: int | None):
+    import onnx.backend.test.case.node as node_cases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # some generators overflow on purpose
+        cases = node_cases.collect_testcases()
+    cases = sorted((c for c in cases if c.model is not None and c.data_sets),
+                   key=lambda c: c.name)
+    if name_filter:
+        cases = [c for c in cases if name_filter in c.name]
+    if limit is not None:
+        cases = cases[:limit]
+    return cases
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def as_array(value) -> np.ndarray:
+    """A test value as a plain numpy array; TypeError for what infer-run cannot take."""
+    if isinstance(value, onnx.TensorProto):
+        value = onnx.numpy_helper.to_array(value)
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        raise TypeError("non-tensor input or output (sequence/optional/map)")
+    if value.dtype.kind not in "biufc":
+        raise TypeError(f"element type {value.dtype} has no standard .npy form")
+    return value
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
+    """None when got matches want, else a reason."""
+    if got.shape != want.shape:
+        return f"output '{name}': shape {got.shape} != expected {want.shape}"
+    exact = want.dtype.kind in "biuUSO"
+    if exact:
+        if want.dtype.kind == "b" or got.dtype.kind == "b":
+            got, want = got.astype(bool), want.astype(bool)
+        if not np.array_equal(got, want):
+            diff = int(np.count_nonzero(got != want))
+            try:
+                err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
+            except (TypeError, ValueError):
+                err = float("nan")
+            return f"output '{name}': {diff}/{want.size} elements differ (max abs err {err:.3g})"
+        return None
+    try:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    except AssertionError:
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            d = np.abs(g - w)
+        d = np.where(np.isnan(g) & np.isnan(w), 0.0, d)
+        err = float(np.nanmax(d)) if d.size else 0.0
+        if np.isnan(d).any():
+            err = float("nan")
+        return f"output '{name}': mismatch (max abs err {err:.3g}, rtol={rtol:g}, atol={atol:g})"
+    return None
+
+
+def run_case(case, infer_opt: Path, infer_run: Path) -> dict:
+    name = case.name
+    inputs, outputs = case.data_sets[0]
+    graph = case.model.graph
+    init_names = {i.name for i in graph.initializer}
+    in_names = [i.name for i in graph.input if i.name not in init_names]
+    out_names = [o.name for o in graph.output]
+    if len(inputs) != len(in_names) or len(outputs) != len(out_names):
+        # Optional/omitted inputs: ONNX feeds inputs positionally.
+        in_names = in_names[:len(inputs)]
+    try:
+        inputs = [as_array(a) for a in inputs]
+        outputs = [as_array(a) for a in outputs]
+    except TypeError as e:
+        return dict(name=name, status="unsupported", reason=str(e))
+
+    with tempfile.TemporaryDirectory(prefix="conf-") as tmp:
+        tmp = Path(tmp)
+        model_path = tmp / "model.onnx"
+        onnx.save(case.model, str(model_path))
+        cmd = [str(infer_opt), str(model_path)]
+        for n, a in zip(in_names, inputs):
+            cmd += ["--input-shape", f"{n}:" + "x".join(str(d) for d in a.shape)]
+        engine = tmp / "t.engine"
+        cmd += ["--emit=engine", "-o", str(engine)]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return dict(name=name, status="error", reason=f"infer-opt timeout ({TIMEOUT_S:g} s)")
+        stderr = p.stderr.replace(str(model_path), "model.onnx")
+        if p.returncode == 1:
+            return dict(name=name, status="unsupported", reason=first_line(stderr))
+        if p.returncode != 0 or not engine.exists():
+            return dict(name=name, status="error",
+                        reason=f"infer-opt exit {p.returncode}: {first_line(stderr)}")
+
+        out_dir = tmp / "out"
+        cmd = [str(infer_run), str(engine)]
+        for i, (n, a) in enumerate(zip(in_names, inputs)):
+            f = tmp / f"in{i}.npy"
+            np.save(f, a)
+            cmd += ["--input", f"{n}={f}"]
+        cmd += ["--output-dir", str(out_dir), "--warmup", "0", "--iterations", "1"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return dict(name=name, status="error", reason=f"infer-run timeout ({TIMEOUT_S:g} s)")
+        if p.returncode != 0:
+            err = first_line(p.stderr.replace(str(engine), "t.engine")) or first_line(p.stdout)
+            return dict(name=name, status="error", reason=f"infer-run exit {p.returncode}: {err}")
+
+        rtol = getattr(case, "rtol", 1e-3)
+        atol = getattr(case, "atol", 1e-7)
+        for n, want in zip(out_names, outputs):
+            f = out_dir / (n.replace("/", "_") + ".npy")
+            if not f.exists():
+                return dict(name=name, status="error", reason=f"infer-run wrote no {f.name}")
+            got = np.load(f, allow_pickle=False)
+            reason = compare(n, got, np.asarray(want), rtol, atol)
+            if reason:
+                return dict(name=name, status="failed", reason=reason)
+    return dict(name=name, status="passed", reason=None)
+
+
+def write_markdown(path: Path, summary: dict, note: str | None) -> None:
+    tests = summary["tests"]
+    lines = ["# ONNX backend node conformance (cpu)", "",
+             f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py --target cpu` "
+             f"on a 2-core dev machine (onnx {onnx.__version__}).", ""]
+    if note:
+        lines += [note, ""]
+    lines += ["| status | count |", "|---|---|"]
+    lines += [f"| {s} | {summary[s]} |" for s in STATUSES]
+    lines += [f"| **total** | {summary['total']} |", ""]
+    reasons = collections.Counter(t["reason"] for t in tests if t["status"] == "unsupported")
+    lines += ["## Top unsupported reasons", "", "| count | reason |", "|---|---|"]
+    for r, c in reasons.most_common(25):
+        lines.append(f"| {c} | `{(r or '').replace('|', '/')}` |")
+    lines.append("")
+    for status in ("failed", "error"):
+        bad = [t for t in tests if t["status"] == status]
+        lines += [f"## {status.capitalize()} ({len(bad)})", ""]
+        lines += [f"- `{t['name']}`: {t['reason']}" for t in bad] or ["None."]
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--target", choices=["cpu"], required=True, help="compilation target")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
+    ap.add_argument("--filter", help="only tests whose name contains this substring")
+    ap.add_argument("--limit", type=int, help="only the first N tests (by name, after --filter)")
+    ap.add_argument("--json", type=Path, default=REPO_ROOT / "docs" / "conformance" / "cpu.json")
+    ap.add_argument("--markdown", type=Path, default=REPO_ROOT / "docs" / "conformance" / "cpu.md")
+    ap.add_argument("--infer-opt", type=Path, default=DEFAULT_INFER_OPT)
+    ap.add_argument("--infer-run", type=Path, default=DEFAULT_INFER_RUN)
+    ap.add_argument("--note", help="extra line for the Markdown report")
+    args = ap.parse_args()
+
+    cases = collect_cases(args.filter, args.limit)
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = {pool.submit(run_case, c, args.infer_opt, args.infer_run): c for c in cases}
+        for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
+            try:
+                r = fut.result()
+            except Exception as e:  # a harness problem, reported as an error
+                r = dict(name=futs[fut].name, status="error", reason=f"harness: {e!r}")
+            results.append(r)
+            if r["status"] in ("failed", "error"):
+                print(f"[{i}/{len(cases)}] {r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
+    results.sort(key=lambda r: r["name"])
+    summary = {"total": len(results)}
+    for s in STATUSES:
+        summary[s] = sum(r["status"] == s for r in results)
+    summary["tests"] = results
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=1) + "\n")
+    write_markdown(args.markdown, summary, args.note)
+    print(" ".join(f"{s}={summary[s]}" for s in ("total",) + STATUSES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

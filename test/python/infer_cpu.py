@@ -90,3 +90,16 @@ class CompiledModel:
             *[ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descriptors])
         self._entry(pointers)
         return outputs
+
+
+def check_against_onnxruntime(path: Path, inputs: dict[str, np.ndarray], workdir: Path,
+                              rtol: float, atol: float) -> None:
+    """Compiles `path`, runs it on `inputs` and asserts ONNX Runtime's outputs."""
+    import onnxruntime as ort
+
+    expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
+    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, workdir)
+    actual = compiled.run(inputs, expected)
+    for index, (want, got) in enumerate(zip(expected, actual)):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
+                                   err_msg=f"{Path(path).name}: output {index}")

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from infer_cpu import REPO, CompiledModel
+from infer_cpu import REPO, check_against_onnxruntime
 
 MODELS = REPO / "models"
 
@@ -29,12 +28,7 @@ PPOCR = {
 
 
 def check(path: Path, inputs: dict[str, np.ndarray], tmp_path: Path):
-    expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
-    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, tmp_path)
-    actual = compiled.run(inputs, expected)
-    for index, (want, got) in enumerate(zip(expected, actual)):
-        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4,
-                                   err_msg=f"{path.name}: output {index}")
+    check_against_onnxruntime(path, inputs, tmp_path, rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("name", sorted(PPOCR))

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from infer_cpu import CompiledModel
+from infer_cpu import check_against_onnxruntime
 
 F = TensorProto.FLOAT
 
@@ -207,9 +206,4 @@ def test_matches_onnxruntime(name, rng, tmp_path):
     onnx_model, inputs = CASES[name](rng)
     path = tmp_path / f"{name}.onnx"
     onnx.save(onnx_model, str(path))
-    expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
-    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, tmp_path)
-    actual = compiled.run(inputs, expected)
-    for index, (want, got) in enumerate(zip(expected, actual)):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5,
-                                   err_msg=f"{name}: output {index}")
+    check_against_onnxruntime(path, inputs, tmp_path, rtol=1e-4, atol=1e-5)

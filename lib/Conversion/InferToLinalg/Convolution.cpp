@@ -63,6 +63,22 @@ Value accumulatorInit(OpBuilder &b, Location loc, RankedTensorType resultType, V
       .getResult(0);
 }
 
+/// The multiply-accumulate linalg.generic of a convolution: `inputs[0]` (the
+/// padded input) times `inputs[1]` (the weight) summed into `init`; further
+/// inputs only bound loop dims. `maps` holds one map per input, then init's.
+Value buildConvAccumulate(OpBuilder &b, Location loc, Value init, ValueRange inputs,
+                          ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators) {
+  unsigned accumulator = inputs.size();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iterators,
+             [accumulator](OpBuilder &nb, Location l, ValueRange args) {
+               Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(
+                   nb, l, ValueRange{arith::AddFOp::create(nb, l, args[accumulator], product)});
+             })
+      .getResult(0);
+}
+
 struct ConvLowering : public OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
@@ -98,16 +114,12 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + spatial, utils::IteratorType::reduction);
     Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{padded, op.getWeight()}, ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
-                            AffineMap::get(numDims, 0, wExprs, ctx),
-                            AffineMap::get(numDims, 0, outExprs, ctx)},
-        iterators, [](OpBuilder &b, Location l, ValueRange args) {
-          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, args[2], product)});
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{padded, op.getWeight()},
+                                       {AffineMap::get(numDims, 0, inExprs, ctx),
+                                        AffineMap::get(numDims, 0, wExprs, ctx),
+                                        AffineMap::get(numDims, 0, outExprs, ctx)},
+                                       iterators);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -178,18 +190,14 @@ struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
     for (int64_t i = 0; i < spatial; ++i)
       extentExprs.push_back(d(3 + spatial + i));
     Value extent = tensor::EmptyOp::create(rewriter, loc, extentShape, et);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{spread, op.getWeight(), extent},
-        ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::get(numDims, 0, inExprs, ctx),
-                            AffineMap::get(numDims, 0, wExprs, ctx),
-                            AffineMap::get(numDims, 0, extentExprs, ctx),
-                            AffineMap::get(numDims, 0, outExprs, ctx)},
-        iterators, [](OpBuilder &b, Location l, ValueRange args) {
-          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-          linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, args[3], product)});
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value result = buildConvAccumulate(rewriter, loc, init,
+                                       ValueRange{spread, op.getWeight(), extent},
+                                       {AffineMap::get(numDims, 0, inExprs, ctx),
+                                        AffineMap::get(numDims, 0, wExprs, ctx),
+                                        AffineMap::get(numDims, 0, extentExprs, ctx),
+                                        AffineMap::get(numDims, 0, outExprs, ctx)},
+                                       iterators);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

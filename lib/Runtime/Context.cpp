@@ -25,14 +25,29 @@ struct Buffer {
 struct inferrt_context_s {
   const inferrt_engine_s *engine = nullptr;
   std::vector<Buffer> inputs, outputs;
-  std::vector<void *> arguments; // Descriptor pointers: inputs, then outputs.
+  Buffer arena; // Intermediate tensors, at offsets the compiler planned.
+  // Descriptor pointers in the kernels' order: inputs, weights, outputs, arena.
+  std::vector<void *> arguments;
   ~inferrt_context_s() {
     for (Buffer &b : inputs)
       std::free(b.data);
     for (Buffer &b : outputs)
       std::free(b.data);
+    std::free(arena.data);
   }
 };
+
+std::vector<int64_t> inferrt::makeDescriptor(void *data, const std::vector<int64_t> &shape) {
+  auto pointer = reinterpret_cast<int64_t>(data);
+  std::vector<int64_t> descriptor = {pointer, pointer, 0};
+  descriptor.insert(descriptor.end(), shape.begin(), shape.end());
+  int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+  return descriptor;
+}
 
 static inferrt_status allocate(const TensorInfo &info, Buffer &buffer) {
   buffer.bytes = info.bytes;
@@ -42,14 +57,7 @@ static inferrt_status allocate(const TensorInfo &info, Buffer &buffer) {
     return makeStatus(INFERRT_INTERNAL, "out of host memory for tensor '%s' (%zu bytes)",
                       info.name.c_str(), info.bytes);
   std::memset(buffer.data, 0, rounded ? rounded : 64);
-  int64_t rank = static_cast<int64_t>(info.shape.size());
-  auto pointer = reinterpret_cast<int64_t>(buffer.data);
-  buffer.descriptor = {pointer, pointer, 0};
-  buffer.descriptor.insert(buffer.descriptor.end(), info.shape.begin(), info.shape.end());
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t i = rank - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * info.shape[i + 1];
-  buffer.descriptor.insert(buffer.descriptor.end(), strides.begin(), strides.end());
+  buffer.descriptor = makeDescriptor(buffer.data, info.shape);
   return nullptr;
 }
 
@@ -70,10 +78,19 @@ INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engin
   for (size_t i = 0; i < engine->outputs.size(); ++i)
     if (inferrt_status s = allocate(engine->outputs[i], context->outputs[i]))
       return s;
+  TensorInfo arena;
+  arena.name = "arena";
+  arena.bytes = engine->arenaBytes;
+  arena.shape = {static_cast<int64_t>(engine->arenaBytes)};
+  if (inferrt_status s = allocate(arena, context->arena))
+    return s;
   for (Buffer &b : context->inputs)
     context->arguments.push_back(b.descriptor.data());
+  for (const std::vector<int64_t> &descriptor : engine->weightDescriptors)
+    context->arguments.push_back(const_cast<int64_t *>(descriptor.data()));
   for (Buffer &b : context->outputs)
     context->arguments.push_back(b.descriptor.data());
+  context->arguments.push_back(context->arena.descriptor.data());
   *out = context.release();
   return nullptr;
 }

@@ -29,12 +29,41 @@ namespace {
 
 constexpr const char *kHostTarget = "cpu-x86_64";
 
-size_t dtypeBytes(const std::string &dtype) {
+} // namespace
+
+size_t inferrt::dtypeBytes(const std::string &dtype) {
   if (dtype == "float32" || dtype == "int32" || dtype == "uint32") return 4;
   if (dtype == "float64" || dtype == "int64" || dtype == "uint64") return 8;
   if (dtype == "float16" || dtype == "bfloat16" || dtype == "int16" || dtype == "uint16") return 2;
   if (dtype == "int8" || dtype == "uint8" || dtype == "bool") return 1;
   return 0;
+}
+
+namespace {
+
+/// A shape's bytes, or 0 with `error` set if a dim is bad or it is too big.
+size_t shapeBytes(const nlohmann::json &shape, size_t elementBytes, std::vector<int64_t> &dims,
+                  const char *&error) {
+  error = nullptr;
+  if (!shape.is_array() || shape.size() > 32) {
+    error = "a bad shape";
+    return 0;
+  }
+  size_t bytes = elementBytes;
+  for (const auto &dim : shape) {
+    if (!dim.is_number_integer() || dim.get<int64_t>() < 0) {
+      error = "a bad dim";
+      return 0;
+    }
+    int64_t d = dim.get<int64_t>();
+    if (d != 0 && bytes > (size_t(1) << 40) / static_cast<size_t>(d)) {
+      error = "an implausibly large shape";
+      return 0;
+    }
+    bytes *= static_cast<size_t>(d);
+    dims.push_back(d);
+  }
+  return bytes;
 }
 
 inferrt_status parseTensors(const nlohmann::json &list, const char *what,
@@ -57,18 +86,11 @@ inferrt_status parseTensors(const nlohmann::json &list, const char *what,
     if (item["shape"].size() > INFERRT_MAX_RANK)
       return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has rank %zu (max %d)", what,
                         t.name.c_str(), item["shape"].size(), INFERRT_MAX_RANK);
-    size_t bytes = t.elementBytes;
-    for (const auto &dim : item["shape"]) {
-      if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
-        return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has a bad dim", what,
-                          t.name.c_str());
-      int64_t d = dim.get<int64_t>();
-      if (d != 0 && bytes > (size_t(1) << 40) / static_cast<size_t>(d))
-        return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' is implausibly large", what,
-                          t.name.c_str());
-      bytes *= static_cast<size_t>(d);
-      t.shape.push_back(d);
-    }
+    const char *error;
+    size_t bytes = shapeBytes(item["shape"], t.elementBytes, t.shape, error);
+    if (error)
+      return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has %s", what, t.name.c_str(),
+                        error);
     t.bytes = bytes;
     out.push_back(std::move(t));
   }
@@ -148,6 +170,63 @@ inferrt_status verifyLayout(const std::string &file, const std::string &path,
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is corrupt (non-zero padding at byte %llu)",
                         name, (unsigned long long)i);
   target.assign(header.target, strnlen(header.target, sizeof(header.target)));
+  return nullptr;
+}
+
+/// Checks the plan against the weights section and sets up the weights
+/// (copied to aligned memory, with their descriptors) and the arena size.
+inferrt_status loadPlan(const std::string &text, const std::string &weights, const char *path,
+                        inferrt_engine_s &engine) {
+  nlohmann::json plan = nlohmann::json::parse(text, nullptr, false);
+  if (plan.is_discarded() || !plan.is_object())
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan is not valid JSON", path);
+  const nlohmann::json expectedArguments = {"inputs", "weights", "outputs", "arena"};
+  if (plan.value("arguments", nlohmann::json()) != expectedArguments)
+    return makeStatus(INFERRT_INVALID_ENGINE,
+                      "'%s': the plan has an unknown calling convention (an older or newer "
+                      "infer-opt built it): recompile the engine",
+                      path);
+  const nlohmann::json &kernels = plan.value("kernels", nlohmann::json());
+  if (!kernels.is_array() || kernels.size() != 1 || !kernels[0].is_object() ||
+      kernels[0].value("symbol", "") != "inferrt_entry")
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan must call one kernel, 'inferrt_entry'",
+                      path);
+  const nlohmann::json &arena = plan.value("arena", nlohmann::json());
+  if (!arena.is_object() || !arena.contains("bytes") || !arena["bytes"].is_number_unsigned() ||
+      arena["bytes"].get<uint64_t>() > (uint64_t(1) << 40))
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan's arena size is missing or implausible",
+                      path);
+  engine.arenaBytes = arena["bytes"].get<uint64_t>();
+
+  const nlohmann::json &table = plan.value("weights", nlohmann::json());
+  if (!table.is_array())
+    return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan lacks its weights table", path);
+  size_t size = (weights.size() + 63) / 64 * 64;
+  engine.weights = std::aligned_alloc(64, size ? size : 64);
+  if (!engine.weights)
+    return makeStatus(INFERRT_INTERNAL, "out of host memory for the weights (%zu bytes)", weights.size());
+  std::memcpy(engine.weights, weights.data(), weights.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    const nlohmann::json &w = table[i];
+    if (!w.is_object() || !w.contains("offset") || !w["offset"].is_number_unsigned() ||
+        !w.contains("bytes") || !w["bytes"].is_number_unsigned() || !w.contains("dtype") ||
+        !w["dtype"].is_string() || !w.contains("shape"))
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu lacks offset, bytes, dtype or shape",
+                        path, i);
+    uint64_t offset = w["offset"].get<uint64_t>(), bytes = w["bytes"].get<uint64_t>();
+    std::vector<int64_t> shape;
+    const char *error = "an unknown dtype";
+    size_t elementBytes = dtypeBytes(w["dtype"].get<std::string>());
+    size_t expected = elementBytes ? shapeBytes(w["shape"], elementBytes, shape, error) : 0;
+    if (error || expected != bytes)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu has %s", path, i,
+                        error ? error : "a size that does not match its shape");
+    if (offset % 64 != 0 || offset > weights.size() || bytes > weights.size() - offset)
+      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu lies outside the weights section",
+                        path, i);
+    engine.weightDescriptors.push_back(
+        makeDescriptor(static_cast<char *>(engine.weights) + offset, shape));
+  }
   return nullptr;
 }
 
@@ -235,21 +314,16 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
     return s;
   if (inferrt_status s = parseTensors(metadata.value("outputs", nlohmann::json()), "output", engine->outputs))
     return s;
+  if (inferrt_status s =
+          loadPlan(sections[INFERRT_SECTION_PLAN], sections[INFERRT_SECTION_WEIGHTS], path, *engine))
+    return s;
   if (inferrt_status s = loadKernels(sections[INFERRT_SECTION_KERNELS], *engine))
     return s;
   *out = engine.release();
   return nullptr;
 }
 
-INFERRT_EXPORT void inferrt_engine_free(inferrt_engine *engine) {
-  if (!engine)
-    return;
-  if (engine->library)
-    dlclose(engine->library);
-  if (engine->kernelFd >= 0)
-    close(engine->kernelFd);
-  delete engine;
-}
+INFERRT_EXPORT void inferrt_engine_free(inferrt_engine *engine) { delete engine; }
 
 INFERRT_EXPORT size_t inferrt_engine_num_inputs(const inferrt_engine *engine) {
   return engine ? engine->inputs.size() : 0;
@@ -299,3 +373,11 @@ INFERRT_EXPORT const char *inferrt_engine_metadata(const inferrt_engine *engine)
 }
 
 } // extern "C"
+
+inferrt_engine_s::~inferrt_engine_s() {
+  if (library)
+    dlclose(library);
+  if (kernelFd >= 0)
+    close(kernelFd);
+  std::free(weights);
+}

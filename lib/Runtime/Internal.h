@@ -28,8 +28,16 @@ struct TensorInfo {
   size_t elementBytes = 0;
 };
 
-/// The entry every CPU kernel library exports (see lib/Codegen/CPU).
+/// The entry every CPU kernel library exports (see lib/Codegen/CPU): memref
+/// descriptors of the inputs, weights, outputs and the arena, in order.
 using EntryFn = void (*)(void **descriptors);
+
+/// A memref descriptor ({allocated, aligned, offset, sizes[rank],
+/// strides[rank]}) of a dense row-major buffer.
+std::vector<int64_t> makeDescriptor(void *data, const std::vector<int64_t> &shape);
+
+/// Bytes per element of a metadata dtype, 0 if unknown.
+size_t dtypeBytes(const std::string &dtype);
 
 } // namespace inferrt
 
@@ -42,6 +50,13 @@ struct inferrt_engine_s {
                            // /proc/self/fd path must stay unique, or glibc
                            // would hand the next engine this library.
   inferrt::EntryFn entry = nullptr;
+  void *weights = nullptr; // The weights section, 64-byte aligned, shared by contexts.
+  std::vector<std::vector<int64_t>> weightDescriptors;
+  uint64_t arenaBytes = 0; // Each context's arena for intermediate tensors.
+  inferrt_engine_s() = default;
+  inferrt_engine_s(const inferrt_engine_s &) = delete;
+  inferrt_engine_s &operator=(const inferrt_engine_s &) = delete;
+  ~inferrt_engine_s(); // Unloads the kernels, frees the weights.
 };
 
 #endif // INFERRT_LIB_RUNTIME_INTERNAL_H

@@ -1,9 +1,8 @@
-"""Compile an ONNX model with infer-opt for the CPU and run it through ctypes.
+"""Compile an ONNX model with infer-opt for the CPU and run it through the runtime.
 
-A stand-in for the runtime (issue 3) so that the lowering can be checked
-numerically now: `infer-opt --emit=shared-lib` gives a shared object whose
-`inferrt_entry(void **)` takes an array of pointers to memref descriptors,
-inputs first, then one output buffer per graph output.
+`infer-opt --emit=engine` writes an engine; the runtime's C API
+(build/lib/libinferrt.so, include/inferrt/inferrt.h) loads and runs it
+through ctypes, so the tests exercise the same path as infer-run.
 """
 
 from __future__ import annotations
@@ -15,50 +14,53 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import onnx
 
 REPO = Path(__file__).resolve().parents[2]
 INFER_OPT = Path(os.environ.get("INFER_OPT", REPO / "build" / "bin" / "infer-opt"))
+LIBINFERRT = Path(os.environ.get("LIBINFERRT", REPO / "build" / "lib" / "libinferrt.so"))
 
-_CTYPES = {
-    np.dtype(np.float32): ctypes.c_float,
-    np.dtype(np.float64): ctypes.c_double,
-    np.dtype(np.int64): ctypes.c_int64,
-    np.dtype(np.int32): ctypes.c_int32,
-    np.dtype(np.int8): ctypes.c_int8,
-    np.dtype(np.bool_): ctypes.c_bool,
-}
+MAX_RANK = 8
 
 
-def _descriptor_type(rank: int, element):
-    """The C layout of an MLIR memref descriptor of `rank` dims."""
-
-    fields = [
-        ("allocated", ctypes.POINTER(element)),
-        ("aligned", ctypes.POINTER(element)),
-        ("offset", ctypes.c_int64),
-    ]
-    if rank > 0:
-        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-    return type(f"MemRef{rank}", (ctypes.Structure,), {"_fields_": fields})
+class TensorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_char_p), ("rank", ctypes.c_int32),
+                ("dims", ctypes.c_int64 * MAX_RANK), ("bytes", ctypes.c_size_t)]
 
 
-def _descriptor(array: np.ndarray):
-    element = _CTYPES[array.dtype]
-    desc = _descriptor_type(array.ndim, element)()
-    ptr = array.ctypes.data_as(ctypes.POINTER(element))
-    desc.allocated = ptr
-    desc.aligned = ptr
-    desc.offset = 0
-    if array.ndim:
-        for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
-            desc.sizes[i] = size
-            desc.strides[i] = stride // array.itemsize
-    return desc
+def runtime() -> ctypes.CDLL:
+    """libinferrt with the argument types of the functions the tests call."""
+    lib = ctypes.CDLL(str(LIBINFERRT))
+    p, vp = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
+    signatures = {
+        "inferrt_engine_load": ([ctypes.c_char_p, vp], p),
+        "inferrt_engine_free": ([p], None),
+        "inferrt_engine_num_inputs": ([p], ctypes.c_size_t),
+        "inferrt_engine_num_outputs": ([p], ctypes.c_size_t),
+        "inferrt_engine_input_info": ([p, ctypes.c_size_t, ctypes.POINTER(TensorInfo)], p),
+        "inferrt_engine_output_info": ([p, ctypes.c_size_t, ctypes.POINTER(TensorInfo)], p),
+        "inferrt_context_create": ([p, vp], p),
+        "inferrt_context_free": ([p], None),
+        "inferrt_context_set_input": ([p, ctypes.c_size_t, p, ctypes.c_size_t], p),
+        "inferrt_context_run": ([p], p),
+        "inferrt_context_get_output": ([p, ctypes.c_size_t, vp, ctypes.POINTER(ctypes.c_size_t)], p),
+        "inferrt_status_message": ([p], ctypes.c_char_p),
+        "inferrt_status_free": ([p], None),
+    }
+    for name, (args, result) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = args, result
+    return lib
+
+
+def _check(lib: ctypes.CDLL, status) -> None:
+    if status:
+        message = lib.inferrt_status_message(status).decode()
+        lib.inferrt_status_free(status)
+        raise RuntimeError(message)
 
 
 class CompiledModel:
-    """A model compiled to a shared object for fixed input shapes."""
+    """A model compiled to an engine for fixed input shapes, loaded with one context."""
 
     def __init__(self, model_path: str | Path, shapes: dict[str, tuple[int, ...]],
                  workdir: str | Path | None = None):
@@ -66,30 +68,57 @@ class CompiledModel:
         if workdir is None:
             self._tmp = tempfile.TemporaryDirectory()
             workdir = self._tmp.name
-        self.library = Path(workdir) / (Path(model_path).stem + ".so")
-        cmd = [str(INFER_OPT), str(model_path), "--emit=shared-lib", "-o", str(self.library)]
+        self.engine_path = Path(workdir) / (Path(model_path).stem + ".engine")
+        cmd = [str(INFER_OPT), str(model_path), "--emit=engine", "-o", str(self.engine_path)]
         for name, shape in shapes.items():
             cmd += ["--input-shape", f"{name}:{'x'.join(map(str, shape))}"]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"infer-opt failed ({result.returncode}): {result.stderr}")
-        self._lib = ctypes.CDLL(str(self.library))
-        self._entry = self._lib.inferrt_entry
-        self._entry.restype = None
-        self._entry.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-        model = onnx.load(str(model_path), load_external_data=False)
-        initializers = {t.name for t in model.graph.initializer}
-        self.input_names = [i.name for i in model.graph.input if i.name not in initializers]
+        self._lib = runtime()
+        self._engine = ctypes.c_void_p()
+        _check(self._lib, self._lib.inferrt_engine_load(str(self.engine_path).encode(),
+                                                        ctypes.byref(self._engine)))
+        self._context = ctypes.c_void_p()
+        _check(self._lib, self._lib.inferrt_context_create(self._engine, ctypes.byref(self._context)))
+        self.input_names = [self._info("input", i).name.decode()
+                            for i in range(self._lib.inferrt_engine_num_inputs(self._engine))]
+        self.num_outputs = self._lib.inferrt_engine_num_outputs(self._engine)
+
+    def _info(self, what: str, index: int) -> TensorInfo:
+        info = TensorInfo()
+        fn = getattr(self._lib, f"inferrt_engine_{what}_info")
+        _check(self._lib, fn(self._engine, index, ctypes.byref(info)))
+        return info
 
     def run(self, inputs: dict[str, np.ndarray], output_like: list[np.ndarray]) -> list[np.ndarray]:
         """Runs on `inputs`; outputs get the shapes and dtypes of `output_like`."""
-        args = [np.ascontiguousarray(inputs[name]) for name in self.input_names]
-        outputs = [np.empty_like(o) for o in output_like]
-        descriptors = [_descriptor(a) for a in args + outputs]
-        pointers = (ctypes.c_void_p * len(descriptors))(
-            *[ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descriptors])
-        self._entry(pointers)
+        for index, name in enumerate(self.input_names):
+            array = np.ascontiguousarray(inputs[name])
+            _check(self._lib, self._lib.inferrt_context_set_input(
+                self._context, index, array.ctypes.data, array.nbytes))
+        _check(self._lib, self._lib.inferrt_context_run(self._context))
+        outputs = []
+        for index, like in enumerate(output_like):
+            data, size = ctypes.c_void_p(), ctypes.c_size_t()
+            _check(self._lib, self._lib.inferrt_context_get_output(
+                self._context, index, ctypes.byref(data), ctypes.byref(size)))
+            if size.value != like.nbytes:
+                raise RuntimeError(f"output {index}: {size.value} bytes, expected {like.nbytes}")
+            raw = ctypes.string_at(data.value, size.value) if size.value else b""
+            outputs.append(np.frombuffer(raw, dtype=like.dtype).reshape(like.shape).copy())
         return outputs
+
+    def __del__(self):
+        lib = getattr(self, "_lib", None)
+        if lib is None:
+            return
+        if getattr(self, "_context", None):
+            lib.inferrt_context_free(self._context)
+            self._context = None
+        if getattr(self, "_engine", None):
+            lib.inferrt_engine_free(self._engine)
+            self._engine = None
 
 
 def check_against_onnxruntime(path: Path, inputs: dict[str, np.ndarray], workdir: Path,

@@ -31,6 +31,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -63,6 +65,7 @@ struct Options {
   bool printLocations = false;
   std::string cpu = "native";
   bool inspect = false;
+  bool report = false;
 };
 
 /// MLIR mode when the input file (the first argument that is neither a flag
@@ -121,6 +124,54 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   for (Diagnostic &note : diag.getNotes())
     llvm::errs() << "infer-opt: note: " << note.str() << "\n";
   return success();
+}
+
+/// The ONNX nodes left to compute after folding, in program order: the
+/// names of the non-constant ops of @main (from their NameLocs).
+std::vector<std::string> computedNodes(ModuleOp module) {
+  std::vector<std::string> nodes;
+  llvm::StringSet<> seen;
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return nodes;
+  for (Operation &op : main.getBody().front()) {
+    if (isa<infer::ConstantOp, func::ReturnOp>(op))
+      continue;
+    if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+      if (seen.insert(name.getName().strref()).second)
+        nodes.push_back(name.getName().str());
+  }
+  return nodes;
+}
+
+std::string formatBytes(uint64_t bytes) {
+  char text[64];
+  if (bytes >= (uint64_t(1) << 20))
+    std::snprintf(text, sizeof(text), "%.2f MiB", bytes / double(1 << 20));
+  else
+    std::snprintf(text, sizeof(text), "%.1f KiB", bytes / 1024.0);
+  return text;
+}
+
+/// `--report`: the memory plan against its bounds.
+void printReport(const infer::CPUArtifacts &a, raw_ostream &os) {
+  uint64_t weightBytes = 0;
+  for (const auto &w : a.weights)
+    weightBytes += w.bytes.size();
+  auto percent = [](uint64_t part, uint64_t whole) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f%%", whole ? 100.0 * part / whole : 100.0);
+    return std::string(text);
+  };
+  os << "memory plan:\n"
+     << "  arena (peak)      " << a.arenaBytes << " bytes (" << formatBytes(a.arenaBytes) << "), "
+     << a.arenaBuffers << " buffers\n"
+     << "  lower bound       " << a.arenaLowerBound << " bytes (" << formatBytes(a.arenaLowerBound)
+     << "): arena is " << percent(a.arenaBytes, a.arenaLowerBound) << " of it\n"
+     << "  without reuse     " << a.arenaNoReuse << " bytes (" << formatBytes(a.arenaNoReuse)
+     << "): arena is " << percent(a.arenaBytes, a.arenaNoReuse) << " of it\n"
+     << "  weights           " << weightBytes << " bytes (" << formatBytes(weightBytes) << ") in "
+     << a.weights.size() << " tensors, shared by all contexts\n";
 }
 
 /// Writes through a temporary file renamed into place, so an existing
@@ -209,6 +260,40 @@ int writeSharedObject(const std::string &object, const std::string &path) {
   return kExitOk;
 }
 
+/// One paragraph on the plan: kernels, ONNX nodes, weights, arena.
+void printPlanSummary(StringRef text) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  const llvm::json::Object *plan = parsed ? parsed->getAsObject() : nullptr;
+  if (!plan) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    llvm::outs() << "  plan: not valid JSON\n";
+    return;
+  }
+  size_t kernels = 0, nodes = 0, weights = 0;
+  uint64_t weightBytes = 0;
+  if (const llvm::json::Array *list = plan->getArray("kernels"))
+    for (const llvm::json::Value &kernel : *list) {
+      ++kernels;
+      if (const llvm::json::Object *k = kernel.getAsObject())
+        if (const llvm::json::Array *n = k->getArray("nodes"))
+          nodes += n->size();
+    }
+  if (const llvm::json::Array *list = plan->getArray("weights"))
+    for (const llvm::json::Value &weight : *list) {
+      ++weights;
+      if (const llvm::json::Object *w = weight.getAsObject())
+        weightBytes += w->getInteger("bytes").value_or(0);
+    }
+  llvm::outs() << "  plan: " << kernels << " kernel(s) computing " << nodes << " ONNX node(s); "
+               << weights << " weights (" << weightBytes << " bytes)\n";
+  if (const llvm::json::Object *arena = plan->getObject("arena"))
+    llvm::outs() << "  arena: " << arena->getInteger("bytes").value_or(0) << " bytes (lower bound "
+                 << arena->getInteger("lower_bound").value_or(0) << ", without reuse "
+                 << arena->getInteger("no_reuse").value_or(0) << ", "
+                 << arena->getInteger("buffers").value_or(0) << " buffers)\n";
+}
+
 /// `infer-opt --inspect model.engine`: a readable summary of an engine,
 /// after checking its header and every section's checksum.
 int inspectEngine(const std::string &path) {
@@ -246,7 +331,7 @@ int inspectEngine(const std::string &path) {
                << ", " << file.size() << " bytes (header says " << header.fileSize << ")\n";
   static const char *kinds[] = {"?", "metadata", "kernels", "weights", "plan"};
   bool intact = header.fileSize == file.size();
-  StringRef metadata;
+  StringRef metadata, plan;
   for (unsigned i = 0; i < header.sectionCount; ++i) {
     inferrt_section_entry entry;
     std::memcpy(&entry, file.data() + sizeof(header) + i * sizeof(entry), sizeof(entry));
@@ -258,7 +343,11 @@ int inspectEngine(const std::string &path) {
                  << (ok ? "ok" : "BAD") << "\n";
     if (ok && entry.kind == INFERRT_SECTION_METADATA)
       metadata = file.substr(entry.offset, entry.size);
+    if (ok && entry.kind == INFERRT_SECTION_PLAN)
+      plan = file.substr(entry.offset, entry.size);
   }
+  if (!plan.empty())
+    printPlanSummary(plan);
   if (!metadata.empty())
     llvm::outs() << "  metadata:\n" << metadata << "\n";
   return intact ? kExitOk : kExitBadInput;
@@ -342,13 +431,25 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
       return kExitBadInput;
     engine.compilerVersion = INFER_VERSION;
     engine.flags = commandLine;
+    engine.nodes = computedNodes(*module);
   }
   if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
       opts.emit == "engine") {
-    if (failed(infer::lowerToLLVMDialect(*module, cpuOptions))) {
+    infer::CPUArtifacts artifacts;
+    if (failed(infer::lowerToLLVMDialect(*module, cpuOptions, &artifacts))) {
       llvm::errs() << "infer-opt: error: internal: lowering to the LLVM dialect failed\n";
       return kExitInternal;
     }
+    if (opts.report)
+      printReport(artifacts, opts.output == "-" ? llvm::errs() : llvm::outs());
+    engine.arena = {artifacts.arenaBytes, artifacts.arenaLowerBound, artifacts.arenaNoReuse,
+                    artifacts.arenaBuffers};
+    for (const auto &w : artifacts.weights)
+      engine.weights.push_back({infer::dtypeName(w.elementType), w.shape, w.bytes});
+  } else if (opts.report) {
+    llvm::errs() << "infer-opt: error: --report needs code generation "
+                    "(--emit=llvm, obj, shared-lib or engine)\n";
+    return kExitBadInput;
   }
   if (opts.emit == "obj" || opts.emit == "shared-lib" || opts.emit == "engine") {
     FailureOr<std::string> object = infer::emitObjectFile(*module, cpuOptions);
@@ -393,6 +494,7 @@ int main(int argc, char **argv) {
     registerEverything(registry);
     registerTransformsPasses();
     infer::registerInferConversionPasses();
+    infer::registerCPUCodegenPasses();
     return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
                                                                               : kExitOk;
   }
@@ -443,6 +545,10 @@ int main(int argc, char **argv) {
   app.add_flag("--inspect", opts.inspect,
                "Treat the positional file as an engine and print a summary: format, target, "
                "sections with checksums, inputs, outputs, compiler flags");
+  app.add_flag("--report", opts.report,
+               "Print the memory plan: peak arena bytes against the lower bound (largest sum "
+               "of simultaneously live tensors) and against no reuse, and the weight bytes. "
+               "On stdout when -o names a file, else on stderr");
   app.add_flag("--no-simplify", opts.noSimplify,
                "Skip canonicalization and CSE after import (show the raw import)");
   app.add_flag("--print-locations", opts.printLocations,

@@ -81,6 +81,7 @@ struct CopyToLinalgPass : public PassWrapper<CopyToLinalgPass, OperationPass<Mod
 } // namespace
 
 void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &) {
+  pm.addPass(createHoistWeightsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
@@ -90,6 +91,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   outParams.modifyPublicFunctions = true; // @main is public: it is the entry point.
   outParams.hoistStaticAllocs = true;     // Write results straight into the caller's buffers.
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createPlanArenaPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(std::make_unique<CopyToLinalgPass>());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -138,7 +140,36 @@ static LogicalResult addRuntimeEntry(ModuleOp module) {
   return success();
 }
 
-LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options) {
+/// Moves what the passes recorded on the module into `artifacts`.
+static void collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
+  auto weights = module->getAttrOfType<ArrayAttr>("infer.weights");
+  auto arena = module->getAttrOfType<DictionaryAttr>("infer.arena");
+  module->removeAttr("infer.weights");
+  module->removeAttr("infer.arena");
+  if (!artifacts)
+    return;
+  if (weights)
+    for (Attribute attr : weights) {
+      auto dense = cast<DenseIntOrFPElementsAttr>(attr);
+      auto type = cast<RankedTensorType>(dense.getType());
+      artifacts->weights.push_back({type.getElementType(),
+                                    std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+                                    dense.getRawData()});
+    }
+  if (arena) {
+    auto get = [&](StringRef key) {
+      auto value = arena.getAs<IntegerAttr>(key);
+      return value ? value.getValue().getZExtValue() : 0;
+    };
+    artifacts->arenaBytes = get("bytes");
+    artifacts->arenaLowerBound = get("lower_bound");
+    artifacts->arenaNoReuse = get("no_reuse");
+    artifacts->arenaBuffers = get("buffers");
+  }
+}
+
+LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options,
+                                              CPUArtifacts *artifacts) {
   // C wrappers give every function a stable ABI: pointers to memref
   // descriptors, which the runtime (and tests through ctypes) build.
   // Never export a symbol named `main`: the program that loads the kernels
@@ -160,5 +191,6 @@ LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenO
   buildCPUCodegenPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();
+  collectArtifacts(module, artifacts);
   return addRuntimeEntry(module);
 }

@@ -14,7 +14,7 @@
 using namespace mlir;
 using namespace mlir::infer;
 
-static std::string dtypeName(Type type) {
+std::string mlir::infer::dtypeName(Type type) {
   if (type.isF32()) return "float32";
   if (type.isF16()) return "float16";
   if (type.isBF16()) return "bfloat16";
@@ -68,8 +68,27 @@ static nlohmann::json tensorsToJson(const std::vector<EngineTensor> &tensors) {
   return list;
 }
 
-static uint64_t alignUp(uint64_t v) {
-  return (v + INFERRT_SECTION_ALIGNMENT - 1) / INFERRT_SECTION_ALIGNMENT * INFERRT_SECTION_ALIGNMENT;
+static uint64_t alignUp(uint64_t v, uint64_t alignment = INFERRT_SECTION_ALIGNMENT) {
+  return (v + alignment - 1) / alignment * alignment;
+}
+
+/// The weights section (each weight 64-byte aligned, zero padding between)
+/// and its table for the plan.
+static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<EngineWeight> &weights) {
+  nlohmann::json table = nlohmann::json::array();
+  uint64_t size = 0;
+  for (const EngineWeight &w : weights)
+    size = alignUp(size, kWeightAlignment) + w.bytes.size();
+  std::string section(size, '\0');
+  uint64_t offset = 0;
+  for (const EngineWeight &w : weights) {
+    offset = alignUp(offset, kWeightAlignment);
+    std::memcpy(section.data() + offset, w.bytes.data(), w.bytes.size());
+    table.push_back({{"offset", offset}, {"bytes", w.bytes.size()}, {"dtype", w.dtype},
+                     {"shape", w.shape}});
+    offset += w.bytes.size();
+  }
+  return {std::move(section), std::move(table)};
 }
 
 std::string mlir::infer::serializeEngine(const EngineDescription &d) {
@@ -79,13 +98,24 @@ std::string mlir::infer::serializeEngine(const EngineDescription &d) {
       {"compiler", {{"name", "infer-opt"}, {"version", d.compilerVersion}, {"flags", d.flags}}},
       {"target", d.target},
   };
-  // One kernel for now: the whole model as `inferrt_entry`.
-  nlohmann::json plan = {{"kernels", {{{"symbol", "inferrt_entry"}, {"node", "inferrt_main"}}}}};
+  auto [weights, weightTable] = layoutWeights(d.weights);
+  // One kernel for now: the whole model as `inferrt_entry`, called with the
+  // inputs, the weights, the outputs and the arena, in that order.
+  nlohmann::json plan = {
+      {"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}}}},
+      {"arguments", {"inputs", "weights", "outputs", "arena"}},
+      {"weights", weightTable},
+      {"arena",
+       {{"bytes", d.arena.bytes},
+        {"lower_bound", d.arena.lowerBound},
+        {"no_reuse", d.arena.noReuse},
+        {"buffers", d.arena.buffers}}},
+  };
   std::vector<std::pair<uint32_t, std::string>> sections = {
       {INFERRT_SECTION_METADATA, metadata.dump(2)},
       {INFERRT_SECTION_PLAN, plan.dump(2)},
       {INFERRT_SECTION_KERNELS, d.kernels},
-      {INFERRT_SECTION_WEIGHTS, ""},
+      {INFERRT_SECTION_WEIGHTS, std::move(weights)},
   };
 
   inferrt_engine_header header;

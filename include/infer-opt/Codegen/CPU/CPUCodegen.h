@@ -9,10 +9,13 @@
 #ifndef INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H
 #define INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class DialectRegistry;
@@ -24,17 +27,44 @@ struct CPUCodegenOptions {
   std::string cpu = "native";
 };
 
+/// What the lowering leaves outside the code: the weights (in argument
+/// order) and the arena's plan. The weights' bytes point into attributes of
+/// the MLIRContext, valid while it lives.
+struct CPUArtifacts {
+  struct Weight {
+    Type elementType;
+    std::vector<int64_t> shape;
+    ArrayRef<char> bytes; // Raw little-endian elements.
+  };
+  std::vector<Weight> weights;
+  uint64_t arenaBytes = 0;      // The arena each context allocates.
+  uint64_t arenaLowerBound = 0; // Largest sum of simultaneously live buffers.
+  uint64_t arenaNoReuse = 0;    // Every buffer its own memory.
+  uint64_t arenaBuffers = 0;    // Buffers placed in the arena.
+};
+
 /// Dialects, bufferization models and LLVM IR translations the pipeline uses.
 void registerCPUCodegenDialects(DialectRegistry &registry);
 
 /// linalg/tensor/arith/math on tensors -> LLVM dialect. @main is renamed
 /// @inferrt_main and gets a C wrapper (`_mlir_ciface_inferrt_main`) taking
-/// memref descriptors, inputs first, then one out-parameter per result; and
-/// `void inferrt_entry(void **descriptors)` calls it with an array of them.
+/// memref descriptors: inputs, weights, one out-parameter per result, the
+/// arena; and `void inferrt_entry(void **descriptors)` calls it with an
+/// array of them.
 void buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options);
 
-/// Runs the pipeline on `module` (which must be static linalg on tensors).
-LogicalResult lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options);
+/// Runs the pipeline on `module` (which must be static linalg on tensors)
+/// and fills `artifacts` when given.
+LogicalResult lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options,
+                                 CPUArtifacts *artifacts = nullptr);
+
+/// The entry function: @inferrt_main once renamed, else @main.
+func::FuncOp lookupEntryFunction(ModuleOp module);
+
+/// The passes of WeightsAndArena.cpp, and their registration for MLIR mode.
+std::unique_ptr<Pass> createHoistWeightsPass();
+std::unique_ptr<Pass> createPlanArenaPass();
+void registerCPUCodegenPasses();
 
 /// True for "native" and for CPU names LLVM knows for the host target.
 bool isValidCPU(const std::string &cpu);

@@ -23,13 +23,35 @@ struct EngineTensor {
   std::vector<int64_t> shape;
 };
 
+/// A weight of the weights section: raw little-endian elements.
+struct EngineWeight {
+  std::string dtype;
+  std::vector<int64_t> shape;
+  ArrayRef<char> bytes;
+};
+
+/// The memory plan: the arena each context allocates, and how it compares.
+struct EngineArena {
+  uint64_t bytes = 0, lowerBound = 0, noReuse = 0, buffers = 0;
+};
+
 struct EngineDescription {
   std::string target = "cpu-x86_64";
   std::vector<EngineTensor> inputs, outputs;
   std::string compilerVersion;
   std::vector<std::string> flags; // The command line, for reproducibility.
   std::string kernels;            // CPU: the shared object's bytes.
+  std::vector<EngineWeight> weights; // In the kernels' argument order.
+  EngineArena arena;
+  std::vector<std::string> nodes; // The ONNX nodes the kernel computes.
 };
+
+/// The engine dtype name of an element type ("float32", "int64", "bool"),
+/// or "" if the runtime does not know it.
+std::string dtypeName(Type type);
+
+/// Alignment of each weight inside the weights section.
+constexpr uint64_t kWeightAlignment = 64;
 
 /// Reads @main's inputs and outputs (names from `infer.name`) from a
 /// module whose function types are static tensors. Emits an error and fails

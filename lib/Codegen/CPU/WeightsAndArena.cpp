@@ -1,0 +1,208 @@
+//===- WeightsAndArena.cpp - weights as arguments, buffers in one arena ---===//
+//
+// Two passes that fix the entry function's calling convention:
+//
+//   infer-hoist-weights  (tensors, before bufferization) large dense
+//       constants become read-only arguments after the inputs. Their bytes go
+//       to the engine's weights section instead of into LLVM IR, which is
+//       what made big models compile for minutes.
+//   infer-plan-arena     (memrefs, after bufferization and out-params, before
+//       deallocation) every statically shaped top-level allocation becomes a
+//       view into one arena argument, at an offset chosen from liveness
+//       (ArenaPlanner.h). The runtime allocates the arena once per context.
+//
+// Final argument order of the entry: inputs, weights, outputs, arena. The
+// passes record what they did on the module (`infer.weights`,
+// `infer.arena`); lowerToLLVMDialect reads and removes those attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CPU/ArenaPlanner.h"
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+func::FuncOp mlir::infer::lookupEntryFunction(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>("inferrt_main"))
+    return f;
+  return module.lookupSymbol<func::FuncOp>("main");
+}
+
+namespace {
+
+/// Only whole bytes per element travel as raw little-endian data; i1
+/// constants (packed by MLIR) and small ones stay in the code.
+bool isHoistable(arith::ConstantOp op, int64_t minBytes) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  auto dense = dyn_cast<DenseIntOrFPElementsAttr>(op.getValue());
+  if (!type || !dense || dense.isSplat() || !type.hasStaticShape())
+    return false;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return false;
+  return type.getNumElements() * (element.getIntOrFloatBitWidth() / 8) >= minBytes;
+}
+
+struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HoistWeightsPass)
+  HoistWeightsPass() = default;
+  HoistWeightsPass(const HoistWeightsPass &other) : PassWrapper(other) {}
+  StringRef getArgument() const final { return "infer-hoist-weights"; }
+  StringRef getDescription() const final {
+    return "Turn large dense constants of the entry function into read-only arguments";
+  }
+  Option<int64_t> minBytes{*this, "min-bytes",
+                           llvm::cl::desc("Constants of at least this many bytes are hoisted"),
+                           llvm::cl::init(256)};
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp func = lookupEntryFunction(module);
+    if (!func || func.isExternal())
+      return;
+    SmallVector<arith::ConstantOp> constants;
+    func.walk([&](arith::ConstantOp op) {
+      if (isHoistable(op, minBytes))
+        constants.push_back(op);
+    });
+    MLIRContext *ctx = &getContext();
+    auto readOnly = DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, bufferization::BufferizationDialect::kWritableAttrName),
+                             BoolAttr::get(ctx, false))});
+    // Equal constants share one argument (attributes are uniqued).
+    llvm::DenseMap<Attribute, BlockArgument> arguments;
+    SmallVector<Attribute> weights;
+    for (arith::ConstantOp op : constants) {
+      auto [it, inserted] = arguments.try_emplace(op.getValue(), BlockArgument());
+      if (inserted) {
+        unsigned index = func.getNumArguments();
+        if (failed(func.insertArgument(index, op.getType(), readOnly, op.getLoc())))
+          return signalPassFailure();
+        it->second = func.getArgument(index);
+        weights.push_back(op.getValue());
+      }
+      op.getResult().replaceAllUsesWith(it->second);
+      op.erase();
+    }
+    module->setAttr("infer.weights", ArrayAttr::get(ctx, weights));
+  }
+};
+
+/// The position in `block` of the op that is or contains `op`.
+int64_t topLevelPosition(Operation *op, Block &block,
+                         const llvm::DenseMap<Operation *, int64_t> &positions) {
+  Operation *ancestor = block.findAncestorOpInBlock(*op);
+  return ancestor ? positions.lookup(ancestor) : -1;
+}
+
+/// The last top-level position at which the buffer `alloc` or anything
+/// derived from it is used; nullopt if it escapes through the terminator
+/// (then it cannot live in the arena).
+std::optional<int64_t> lastUse(memref::AllocOp alloc, Block &block,
+                               const llvm::DenseMap<Operation *, int64_t> &positions) {
+  int64_t last = positions.lookup(alloc);
+  llvm::SetVector<Value> aliases;
+  aliases.insert(alloc.getResult());
+  for (size_t i = 0; i < aliases.size(); ++i) {
+    for (OpOperand &use : aliases[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (user == block.getTerminator())
+        return std::nullopt;
+      last = std::max(last, topLevelPosition(user, block, positions));
+      // Conservatively, any memref an op returns may alias its operands
+      // (views, casts, reshapes, loops carrying the buffer).
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          aliases.insert(result);
+    }
+  }
+  return last;
+}
+
+struct PlanArenaPass : public PassWrapper<PlanArenaPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanArenaPass)
+  StringRef getArgument() const final { return "infer-plan-arena"; }
+  StringRef getDescription() const final {
+    return "Place the entry function's static top-level allocations in one arena argument";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp func = lookupEntryFunction(module);
+    if (!func || func.isExternal())
+      return;
+    Block &block = func.getBody().front();
+    llvm::DenseMap<Operation *, int64_t> positions;
+    int64_t position = 0;
+    for (Operation &op : block)
+      positions[&op] = position++;
+
+    SmallVector<memref::AllocOp> allocs;
+    std::vector<ArenaBuffer> buffers;
+    for (Operation &op : block) {
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc)
+        continue;
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !type.getElementType().isIntOrIndexOrFloat() || type.getElementType().isIndex())
+        continue;
+      std::optional<int64_t> last = lastUse(alloc, block, positions);
+      if (!last)
+        continue;
+      uint64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+      allocs.push_back(alloc);
+      buffers.push_back({static_cast<uint64_t>(type.getNumElements()) * elementBytes,
+                         positions[alloc], *last});
+    }
+    ArenaPlan plan = planArena(buffers);
+
+    MLIRContext *ctx = &getContext();
+    uint64_t arenaBytes = std::max<uint64_t>(plan.peakBytes, 64);
+    auto arenaType = MemRefType::get({static_cast<int64_t>(arenaBytes)}, IntegerType::get(ctx, 8));
+    unsigned index = func.getNumArguments();
+    if (failed(func.insertArgument(index, arenaType, DictionaryAttr::get(ctx), func.getLoc())))
+      return signalPassFailure();
+    Value arena = func.getArgument(index);
+    OpBuilder b(ctx);
+    for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets)) {
+      b.setInsertionPoint(alloc);
+      Value byteShift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+      Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), arena, byteShift,
+                                          ValueRange{});
+      alloc.getResult().replaceAllUsesWith(view);
+      alloc.erase();
+    }
+    auto i64 = [&](uint64_t v) { return IntegerAttr::get(IntegerType::get(ctx, 64), v); };
+    module->setAttr("infer.arena",
+                    DictionaryAttr::get(ctx, {
+                        NamedAttribute(StringAttr::get(ctx, "bytes"), i64(arenaBytes)),
+                        NamedAttribute(StringAttr::get(ctx, "buffers"), i64(buffers.size())),
+                        NamedAttribute(StringAttr::get(ctx, "lower_bound"), i64(plan.lowerBoundBytes)),
+                        NamedAttribute(StringAttr::get(ctx, "no_reuse"), i64(plan.noReuseBytes)),
+                    }));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createHoistWeightsPass() {
+  return std::make_unique<HoistWeightsPass>();
+}
+std::unique_ptr<Pass> mlir::infer::createPlanArenaPass() { return std::make_unique<PlanArenaPass>(); }
+
+void mlir::infer::registerCPUCodegenPasses() {
+  PassRegistration<HoistWeightsPass>();
+  PassRegistration<PlanArenaPass>();
+}

@@ -32,9 +32,17 @@ Status of a test:
 Results go to JSON ({total, passed, failed, unsupported, error, tests}) and
 a Markdown summary.
 
+With --must-pass FILE only the tests named in FILE are run (one name a line,
+'#' starts a comment; test/conformance/cpu-must-pass.txt is the curated list
+that scripts/test.sh runs).  Every test that does not pass is printed with its
+reason, a listed name that is not a test of the installed onnx package counts
+as an error, the reports are written only where --json/--markdown say, and the
+exit status is 1 unless every listed test passes.
+
 Example:
     scripts/conformance.py --target cpu --jobs 2
     scripts/conformance.py --target cpu --filter conv --json /tmp/c.json --markdown /tmp/c.md
+    scripts/conformance.py --target cpu --must-pass test/conformance/cpu-must-pass.txt
 """
 
 from __future__ import annotations
@@ -57,6 +65,9 @@ import onnx.numpy_helper
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INFER_OPT = REPO_ROOT / "build" / "bin" / "infer-opt"
 DEFAULT_INFER_RUN = REPO_ROOT / "build" / "bin" / "infer-run"
+DEFAULT_JSON = REPO_ROOT / "docs" / "conformance" / "cpu.json"
+DEFAULT_MARKDOWN = REPO_ROOT / "docs" / "conformance" / "cpu.md"
+MUST_PASS_LIST = "test/conformance/cpu-must-pass.txt"
 TIMEOUT_S = 60.0
 STATUSES = ("passed", "failed", "unsupported", "error")
 
@@ -74,6 +85,16 @@ def collect_cases(name_filter: str | None, limit: int | None):
     if limit is not None:
         cases = cases[:limit]
     return cases
+
+
+def read_list(path: Path) -> list[str]:
+    """Test names of a must-pass list: one a line, '#' to the end of a line is a comment."""
+    names = []
+    for line in path.read_text().splitlines():
+        name = line.split("#", 1)[0].strip()
+        if name:
+            names.append(name)
+    return names
 
 
 def first_line(text: str) -> str:
@@ -195,7 +216,10 @@ def write_markdown(path: Path, summary: dict, note: str | None) -> None:
     tests = summary["tests"]
     lines = ["# ONNX backend node conformance (cpu)", "",
              f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py --target cpu` "
-             f"on a 2-core dev machine (onnx {onnx.__version__}).", ""]
+             f"on a 2-core dev machine (onnx {onnx.__version__}).", "",
+             f"The tests listed in `{MUST_PASS_LIST}` must pass: `scripts/test.sh` runs them "
+             f"with `scripts/conformance.py --target cpu --must-pass {MUST_PASS_LIST}` "
+             "(under a minute) and fails on any that does not.", ""]
     if note:
         lines += [note, ""]
     lines += ["| status | count |", "|---|---|"]
@@ -223,15 +247,45 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     ap.add_argument("--filter", help="only tests whose name contains this substring")
     ap.add_argument("--limit", type=int, help="only the first N tests (by name, after --filter)")
-    ap.add_argument("--json", type=Path, default=REPO_ROOT / "docs" / "conformance" / "cpu.json")
-    ap.add_argument("--markdown", type=Path, default=REPO_ROOT / "docs" / "conformance" / "cpu.md")
+    ap.add_argument("--must-pass", type=Path, metavar="FILE",
+                    help="run only the tests listed in FILE; exit 1 unless all of them pass")
+    ap.add_argument("--json", type=Path,
+                    help="JSON report (default docs/conformance/cpu.json; none with --must-pass)")
+    ap.add_argument("--markdown", type=Path,
+                    help="Markdown report (default docs/conformance/cpu.md; none with --must-pass)")
     ap.add_argument("--infer-opt", type=Path, default=DEFAULT_INFER_OPT)
     ap.add_argument("--infer-run", type=Path, default=DEFAULT_INFER_RUN)
     ap.add_argument("--note", help="extra line for the Markdown report")
     args = ap.parse_args()
+    if args.must_pass and (args.filter or args.limit is not None):
+        ap.error("--must-pass runs exactly the listed tests; it takes no --filter or --limit")
+    for tool in (args.infer_opt, args.infer_run):
+        if not tool.is_file():
+            ap.error(f"{tool} not found (build the project first)")
 
-    cases = collect_cases(args.filter, args.limit)
     results = []
+    if args.must_pass:
+        try:
+            names = read_list(args.must_pass)
+        except OSError as e:
+            ap.error(f"cannot read {args.must_pass}: {e.strerror}")
+        dups = sorted({n for n in names if names.count(n) > 1})
+        if dups:
+            ap.error(f"{args.must_pass}: listed more than once: {', '.join(dups)}")
+        by_name = {c.name: c for c in collect_cases(None, None)}
+        cases = [by_name[n] for n in names if n in by_name]
+        for n in names:
+            if n not in by_name:  # a renamed or removed test must not silently drop out
+                r = dict(name=n, status="error",
+                         reason=f"listed in {args.must_pass} but not an ONNX backend node test "
+                                f"of onnx {onnx.__version__}")
+                results.append(r)
+                print(f"{r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
+    else:
+        cases = collect_cases(args.filter, args.limit)
+        args.json = args.json or DEFAULT_JSON
+        args.markdown = args.markdown or DEFAULT_MARKDOWN
+    shown = ("failed", "error") + (("unsupported",) if args.must_pass else ())
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = {pool.submit(run_case, c, args.infer_opt, args.infer_run): c for c in cases}
         for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
@@ -240,17 +294,23 @@ def main() -> int:
             except Exception as e:  # a harness problem, reported as an error
                 r = dict(name=futs[fut].name, status="error", reason=f"harness: {e!r}")
             results.append(r)
-            if r["status"] in ("failed", "error"):
+            if r["status"] in shown:
                 print(f"[{i}/{len(cases)}] {r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
     results.sort(key=lambda r: r["name"])
     summary = {"total": len(results)}
     for s in STATUSES:
         summary[s] = sum(r["status"] == s for r in results)
     summary["tests"] = results
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(summary, indent=1) + "\n")
-    write_markdown(args.markdown, summary, args.note)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1) + "\n")
+    if args.markdown:
+        write_markdown(args.markdown, summary, args.note)
     print(" ".join(f"{s}={summary[s]}" for s in ("total",) + STATUSES))
+    if args.must_pass:
+        bad = summary["total"] - summary["passed"]
+        print(f"must-pass: {summary['passed']} passed, {bad} failed ({args.must_pass})")
+        return 1 if bad else 0
     return 0
 
 

@@ -40,6 +40,17 @@ l_fail=${l_fail:-0}
 [ "$lit_rc" -ne 0 ] && [ "$l_fail" -eq 0 ] && l_fail=1
 count "lit" "${l_pass:-0}" "$l_fail"
 
+echo "== ONNX conformance must-pass list (cpu)"
+.venv/bin/python scripts/conformance.py --target cpu \
+  --must-pass test/conformance/cpu-must-pass.txt >"$log/conformance" 2>&1
+conf_rc=$?
+grep -vE '^(total=|must-pass: )' "$log/conformance" | head -20
+grep -E '^must-pass: ' "$log/conformance"
+c_pass=$(grep -oP '^must-pass: \K[0-9]+(?= passed)' "$log/conformance" || echo 0)
+c_fail=$(grep -oP '^must-pass: [0-9]+ passed, \K[0-9]+(?= failed)' "$log/conformance" || echo 0)
+[ "$conf_rc" -ne 0 ] && [ "$c_fail" -eq 0 ] && c_fail=1
+count "conformance" "$c_pass" "$c_fail"
+
 if [ "$quick" -eq 0 ]; then
   echo "== real models: import with static shapes"
   scripts/import_real_models.sh >"$log/models" 2>&1

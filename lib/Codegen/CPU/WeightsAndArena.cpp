@@ -205,4 +205,5 @@ std::unique_ptr<Pass> mlir::infer::createPlanArenaPass() { return std::make_uniq
 void mlir::infer::registerCPUCodegenPasses() {
   PassRegistration<HoistWeightsPass>();
   PassRegistration<PlanArenaPass>();
+  registerVectorPasses();
 }

@@ -25,6 +25,9 @@ struct CPUCodegenOptions {
   /// Target CPU for instruction selection: "native" (the host, with its
   /// features) or an LLVM CPU name such as "x86-64-v3" or "skylake-avx512".
   std::string cpu = "native";
+  /// Tile and vectorize linalg ops; off gives plain scalar loops (a
+  /// reference for debugging numerics).
+  bool vectorize = true;
 };
 
 /// What the lowering leaves outside the code: the weights (in argument
@@ -65,6 +68,12 @@ func::FuncOp lookupEntryFunction(ModuleOp module);
 std::unique_ptr<Pass> createHoistWeightsPass();
 std::unique_ptr<Pass> createPlanArenaPass();
 void registerCPUCodegenPasses();
+
+/// The passes of TileAndVectorize.cpp: register tiles and vector code on
+/// tensors, then (after bufferization) vector ops down to 1-D and FMAs.
+std::unique_ptr<Pass> createVectorizePass();
+std::unique_ptr<Pass> createLowerVectorsPass();
+void registerVectorPasses();
 
 /// True for "native" and for CPU names LLVM knows for the host target.
 bool isValidCPU(const std::string &cpu);

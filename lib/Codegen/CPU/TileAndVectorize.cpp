@@ -1,0 +1,216 @@
+//===- TileAndVectorize.cpp - register tiles and vector code for linalg ---===//
+//
+// infer-cpu-vectorize, on linalg on tensors before bufferization: each
+// static linalg op whose maps are projected permutations is tiled with
+// scf.for to a register-sized tile, and the tile is vectorized:
+//
+//   contractions  (batch.., m, n, k): a tile of up to 6 rows x 2 vectors of
+//                 the output, k stepped by one: vector.contract, later outer
+//                 products, so the accumulators stay in registers;
+//   reductions    over the output's innermost dim: chunks of 4 vectors;
+//   elementwise   the output's innermost dim in chunks of 4 vectors.
+//
+// Tile sizes divide the loop ranges, so every tile is static and no masks
+// are needed; a prime range simply gets a smaller tile. Ops the vectorizer
+// cannot take (convolution windows, gathers) are left whole and become
+// scalar loops. lowerVectorsAfterBufferization finishes the job on memrefs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+/// Bytes of one vector register the tiles are sized for (AVX2). Wider
+/// registers (AVX-512) still get correct code; LLVM splits or joins.
+constexpr int64_t kVectorBytes = 32;
+/// Output rows per contraction tile: 6 rows x 2 vectors = 12 accumulators.
+constexpr int64_t kContractionRows = 6;
+
+/// The largest divisor of `range` not above `limit` (at least 1).
+int64_t divisorAtMost(int64_t range, int64_t limit) {
+  for (int64_t d = std::min(range, limit); d > 1; --d)
+    if (range % d == 0)
+      return d;
+  return 1;
+}
+
+/// Tile sizes for `op` (0: not tiled), or nullopt to leave the op alone.
+std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.empty())
+    return std::nullopt;
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return std::nullopt;
+  // i1 tensors are stored a byte per element, but LLVM loads vectors of i1
+  // as packed bits: ops touching them stay scalar.
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type type = getElementTypeOrSelf(operand.get().getType());
+    if (!type.isIntOrIndexOrFloat() || type.isIndex() || type.getIntOrFloatBitWidth() < 8)
+      return std::nullopt;
+  }
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  int64_t lanes = kVectorBytes / (element.getIntOrFloatBitWidth() / 8);
+
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto outDim = [&](int64_t fromBack) -> std::optional<unsigned> {
+    int64_t n = outMap.getNumResults();
+    if (fromBack >= n)
+      return std::nullopt;
+    auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(n - 1 - fromBack));
+    return dim ? std::optional<unsigned>(dim.getPosition()) : std::nullopt;
+  };
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  std::optional<unsigned> inner = outDim(0);
+  bool hasReduction = llvm::any_of(iterators, linalg::isReductionIterator);
+  if (hasReduction && inner && ranges[*inner] > 1) {
+    // Contraction-like: a register tile of the output, reductions stepped by one.
+    sizes[*inner] = divisorAtMost(ranges[*inner], 2 * lanes);
+    if (std::optional<unsigned> rows = outDim(1))
+      sizes[*rows] = divisorAtMost(ranges[*rows], kContractionRows);
+  } else if (hasReduction) {
+    // Reducing along the innermost dim: chunk the last reduction loop.
+    for (int64_t d = ranges.size() - 1; d >= 0; --d)
+      if (linalg::isReductionIterator(iterators[d])) {
+        sizes[d] = divisorAtMost(ranges[d], 4 * lanes);
+        break;
+      }
+  } else if (inner) {
+    sizes[*inner] = divisorAtMost(ranges[*inner], 4 * lanes);
+  }
+  // A tile as large as its range needs no loop.
+  for (auto [size, range] : llvm::zip(sizes, ranges))
+    if (size == range)
+      size = 0;
+  return sizes;
+}
+
+/// Tiles `op` with `sizes` and vectorizes the tile; leaves `op` alone when
+/// the vectorizer would refuse it.
+void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+  if (failed(linalg::vectorizeOpPrecondition(op)))
+    return;
+  Operation *target = op;
+  if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return;
+    rewriter.replaceOp(op, tiled->replacements);
+    target = tiled->tiledOps.front();
+  }
+  rewriter.setInsertionPoint(target);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, target, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+                        /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+                        /*assumeDynamicDimsMatchVecSizes=*/false, /*createNamedContraction=*/true);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(target, vectorized->replacements);
+}
+
+struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizePass)
+  StringRef getArgument() const final { return "infer-cpu-vectorize"; }
+  StringRef getDescription() const final {
+    return "Tile static linalg ops on tensors to register tiles and vectorize them";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect,
+                    tensor::TensorDialect, vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    func::FuncOp func = lookupEntryFunction(getOperation());
+    if (!func || func.isExternal())
+      return;
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> work;
+    func.walk([&](linalg::LinalgOp op) {
+      if (std::optional<SmallVector<int64_t>> sizes = chooseTileSizes(op))
+        work.push_back({op, *sizes});
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto &[op, sizes] : work)
+      tileAndVectorize(rewriter, op, sizes);
+
+    // Unit dims of the tiles out of the vectors, so that they are 1-D or 2-D.
+    RewritePatternSet patterns(&getContext());
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
+    // Not converging is not an error: the IR stays valid, only less tidy.
+    (void)applyPatternsGreedily(func, std::move(patterns),
+                                GreedyRewriteConfig().setMaxIterations(8).setMaxNumRewrites(100000));
+  }
+};
+
+/// After bufferization: accumulators out of the reduction loops, then
+/// vector ops down to what the LLVM conversion takes (1-D transfers, FMAs).
+struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorsPass)
+  StringRef getArgument() const final { return "infer-cpu-lower-vectors"; }
+  StringRef getDescription() const final {
+    return "Hoist loop-invariant vector transfers and lower vector ops for the LLVM conversion";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<scf::SCFDialect, vector::VectorDialect, memref::MemRefDialect>();
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    module.walk([](func::FuncOp func) { linalg::hoistRedundantVectorTransfers(func); });
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    vector::populateVectorContractLoweringPatterns(patterns,
+                                                   vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::populateVectorTransposeLoweringPatterns(patterns,
+                                                    vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    vector::populateVectorMaskOpLoweringPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createVectorizePass() { return std::make_unique<VectorizePass>(); }
+std::unique_ptr<Pass> mlir::infer::createLowerVectorsPass() {
+  return std::make_unique<LowerVectorsPass>();
+}
+
+void mlir::infer::registerVectorPasses() {
+  PassRegistration<VectorizePass>();
+  PassRegistration<LowerVectorsPass>();
+}

@@ -446,6 +446,7 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
                     artifacts.arenaBuffers};
     for (const auto &w : artifacts.weights)
       engine.weights.push_back({infer::dtypeName(w.elementType), w.shape, w.bytes});
+    engine.kernelNodes = artifacts.kernelNodes;
   } else if (opts.report) {
     llvm::errs() << "infer-opt: error: --report needs code generation "
                     "(--emit=llvm, obj, shared-lib or engine)\n";

@@ -122,6 +122,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
     pm.addPass(createLowerVectorsPass());
     pm.addPass(createCanonicalizerPass());
   }
+  pm.addPass(createOutlineKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Integer powers become generated functions, and bf16 conversions integer
   // arithmetic: no libgcc/compiler-rt helpers (__truncsfbf2) in the kernels.
@@ -178,10 +179,18 @@ static LogicalResult addRuntimeEntry(ModuleOp module) {
 static void collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
   auto weights = module->getAttrOfType<ArrayAttr>("infer.weights");
   auto arena = module->getAttrOfType<DictionaryAttr>("infer.arena");
+  auto kernels = module->getAttrOfType<ArrayAttr>("infer.kernels");
   module->removeAttr("infer.weights");
   module->removeAttr("infer.arena");
+  module->removeAttr("infer.kernels");
   if (!artifacts)
     return;
+  if (kernels)
+    for (Attribute attr : kernels) {
+      auto entry = cast<DictionaryAttr>(attr);
+      artifacts->kernelNodes.push_back({entry.getAs<StringAttr>("kernel").str(),
+                                        entry.getAs<StringAttr>("node").str()});
+    }
   if (weights)
     for (Attribute attr : weights) {
       auto dense = cast<DenseIntOrFPElementsAttr>(attr);

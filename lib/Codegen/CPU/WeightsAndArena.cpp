@@ -206,4 +206,5 @@ void mlir::infer::registerCPUCodegenPasses() {
   PassRegistration<HoistWeightsPass>();
   PassRegistration<PlanArenaPass>();
   registerVectorPasses();
+  registerOutlineKernelsPass();
 }

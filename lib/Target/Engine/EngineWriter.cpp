@@ -99,10 +99,13 @@ std::string mlir::infer::serializeEngine(const EngineDescription &d) {
       {"target", d.target},
   };
   auto [weights, weightTable] = layoutWeights(d.weights);
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto &[kernel, node] : d.kernelNodes)
+    calls.push_back({{"kernel", kernel}, {"node", node}});
   // One kernel for now: the whole model as `inferrt_entry`, called with the
   // inputs, the weights, the outputs and the arena, in that order.
   nlohmann::json plan = {
-      {"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}}}},
+      {"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}, {"calls", calls}}}},
       {"arguments", {"inputs", "weights", "outputs", "arena"}},
       {"weights", weightTable},
       {"arena",

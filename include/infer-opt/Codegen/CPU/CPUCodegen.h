@@ -44,6 +44,8 @@ struct CPUArtifacts {
   uint64_t arenaLowerBound = 0; // Largest sum of simultaneously live buffers.
   uint64_t arenaNoReuse = 0;    // Every buffer its own memory.
   uint64_t arenaBuffers = 0;    // Buffers placed in the arena.
+  /// The kernels the entry calls, in order, with the ONNX node of each.
+  std::vector<std::pair<std::string, std::string>> kernelNodes;
 };
 
 /// Dialects, bufferization models and LLVM IR translations the pipeline uses.
@@ -74,6 +76,11 @@ void registerCPUCodegenPasses();
 std::unique_ptr<Pass> createVectorizePass();
 std::unique_ptr<Pass> createLowerVectorsPass();
 void registerVectorPasses();
+
+/// OutlineKernels.cpp: each top-level loop nest of the entry in its own
+/// never-inlined function, recorded with its ONNX node (`infer.kernels`).
+std::unique_ptr<Pass> createOutlineKernelsPass();
+void registerOutlineKernelsPass();
 
 /// True for "native" and for CPU names LLVM knows for the host target.
 bool isValidCPU(const std::string &cpu);

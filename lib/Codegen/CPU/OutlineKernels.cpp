@@ -1,0 +1,116 @@
+//===- OutlineKernels.cpp - one function per loop nest of the entry -------===//
+//
+// infer-outline-kernels, on memrefs after bufferization and vector
+// lowering: every top-level loop nest or linalg op of the entry function
+// becomes a private, never-inlined function (a kernel) that the entry
+// calls. Two reasons:
+//   - LLVM's optimizer is superlinear in function size: BERT-base as one
+//     function took minutes at -O3; a thousand small kernels take seconds.
+//   - Each kernel knows its ONNX node (from the op's location); the module
+//     records the mapping (`infer.kernels`) for the engine's plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+/// The ONNX node an op came from: the first NameLoc in its location.
+std::string nodeName(Operation *op) {
+  std::string name;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto named = dyn_cast<NameLoc>(loc)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+bool isKernel(Operation &op) {
+  return op.getNumResults() == 0 && (op.getNumRegions() > 0 || isa<linalg::LinalgOp>(op));
+}
+
+struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineKernelsPass)
+  StringRef getArgument() const final { return "infer-outline-kernels"; }
+  StringRef getDescription() const final {
+    return "Outline each top-level loop nest or linalg op of the entry function into a kernel";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp entry = lookupEntryFunction(module);
+    if (!entry || entry.isExternal())
+      return;
+    MLIRContext *ctx = &getContext();
+    SmallVector<Operation *> kernels;
+    for (Operation &op : entry.getBody().front())
+      if (isKernel(op))
+        kernels.push_back(&op);
+
+    OpBuilder b(ctx);
+    SmallVector<Attribute> mapping;
+    auto noInline = b.getArrayAttr({b.getStringAttr("noinline")});
+    for (auto [index, op] : llvm::enumerate(kernels)) {
+      // What the kernel reads from the entry: its operands and the values
+      // its regions use. Scalar constants are cloned instead of passed.
+      llvm::SetVector<Value> captured(op->getOperands().begin(), op->getOperands().end());
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      SmallVector<Value> arguments;
+      SmallVector<Operation *> constants;
+      for (Value v : captured) {
+        Operation *def = v.getDefiningOp();
+        if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumOperands() == 0 &&
+            !isa<ShapedType>(v.getType()))
+          constants.push_back(def);
+        else
+          arguments.push_back(v);
+      }
+      std::string name = "kernel_" + std::to_string(index);
+      std::string node = nodeName(op);
+      b.setInsertionPointToEnd(module.getBody());
+      auto type = b.getFunctionType(ValueRange(arguments).getTypes(), {});
+      auto func = func::FuncOp::create(b, op->getLoc(), name, type);
+      func.setPrivate();
+      func->setAttr("passthrough", noInline);
+      Block *body = func.addEntryBlock();
+      b.setInsertionPointToStart(body);
+      IRMapping map;
+      for (auto [value, arg] : llvm::zip(arguments, body->getArguments()))
+        map.map(value, arg);
+      for (Operation *constant : constants)
+        b.clone(*constant, map);
+      b.clone(*op, map);
+      func::ReturnOp::create(b, op->getLoc());
+
+      b.setInsertionPoint(op);
+      func::CallOp::create(b, op->getLoc(), func, arguments);
+      op->erase();
+      mapping.push_back(b.getDictionaryAttr({b.getNamedAttr("kernel", b.getStringAttr(name)),
+                                             b.getNamedAttr("node", b.getStringAttr(node))}));
+    }
+    module->setAttr("infer.kernels", b.getArrayAttr(mapping));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createOutlineKernelsPass() {
+  return std::make_unique<OutlineKernelsPass>();
+}
+
+void mlir::infer::registerOutlineKernelsPass() { PassRegistration<OutlineKernelsPass>(); }

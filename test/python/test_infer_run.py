@@ -115,6 +115,36 @@ def reseal(data: bytearray) -> bytearray:
     return data
 
 
+def edit_plan(data: bytearray, old: bytes, new: bytes) -> bytearray:
+    """Replaces `old` by `new` (same length) in the plan section and reseals
+    the section's and the header's checksums: a well-formed engine whose plan
+    lies."""
+    assert len(old) == len(new)
+    count = struct.unpack_from("<I", data, 16)[0]
+    for i in range(count):
+        entry = 64 + 24 * i
+        kind, _, offset, size = struct.unpack_from("<IIQQ", data, entry)
+        if kind == 4:  # INFERRT_SECTION_PLAN
+            plan = bytes(data[offset:offset + size])
+            assert old in plan, plan
+            plan = plan.replace(old, new, 1)
+            data[offset:offset + size] = plan
+            struct.pack_into("<I", data, entry + 4, zlib.crc32(plan))
+    return reseal(data)
+
+
+@pytest.mark.parametrize("old,new,message", [
+    (b'"outputs"', b'"outputz"', "unknown calling convention"),
+    (b'"offset": 0', b'"offset": 9', "weight 0 lies outside the weights section"),
+    (b'"dtype": "float32"', b'"dtype": "float33"', "weight 0 has an unknown dtype"),
+])
+def test_plans_that_lie_are_refused(example, old, new, message):
+    engine, _, d = example
+    bad = corrupt(engine, d / "plan.engine", lambda x: edit_plan(x, old, new))
+    result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
+    assert message in result.stderr, result.stderr
+
+
 def test_engine_for_another_target(example):
     engine, _, d = example
     bad = corrupt(engine, d / "other_target.engine",

@@ -12,7 +12,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 
 packages=(
-  cmake ninja-build ccache g++ bc python3-venv
+  cmake ninja-build ccache g++ bc python3-venv libomp-dev
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev googletest libgtest-dev

@@ -7,7 +7,9 @@
  * Thread safety: an inferrt_engine is immutable after loading and may be
  * shared by any number of threads. An inferrt_context holds the buffers of
  * one inference and must be used by one thread at a time; create one
- * context per thread.
+ * context per thread. Inside one run, large kernels split their work over
+ * the OpenMP runtime's threads (see inferrt_context_set_threads); results
+ * do not depend on the thread count.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -67,6 +69,9 @@ void inferrt_context_free(inferrt_context *context);
 /* Copies `bytes` (which must equal the input's size) into input `index`. */
 inferrt_status inferrt_context_set_input(inferrt_context *context, size_t index,
                                          const void *data, size_t bytes);
+/* Threads the kernels of this context's runs use; 0 (the default) leaves
+ * the OpenMP runtime's choice (OMP_NUM_THREADS, else every core). */
+inferrt_status inferrt_context_set_threads(inferrt_context *context, int threads);
 inferrt_status inferrt_context_run(inferrt_context *context);
 /* Points `data` at output `index`, valid until the next run or free. */
 inferrt_status inferrt_context_get_output(inferrt_context *context, size_t index,

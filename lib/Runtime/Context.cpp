@@ -26,6 +26,7 @@ struct inferrt_context_s {
   const inferrt_engine_s *engine = nullptr;
   std::vector<Buffer> inputs, outputs;
   Buffer arena; // Intermediate tensors, at offsets the compiler planned.
+  int threads = 0; // 0: the OpenMP runtime's default.
   // Descriptor pointers in the kernels' order: inputs, weights, outputs, arena.
   std::vector<void *> arguments;
   ~inferrt_context_s() {
@@ -112,9 +113,22 @@ INFERRT_EXPORT inferrt_status inferrt_context_set_input(inferrt_context *context
   return nullptr;
 }
 
+INFERRT_EXPORT inferrt_status inferrt_context_set_threads(inferrt_context *context, int threads) {
+  if (!context)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_set_threads: null context");
+  if (threads < 0)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "thread count %d is negative", threads);
+  context->threads = threads;
+  return nullptr;
+}
+
 INFERRT_EXPORT inferrt_status inferrt_context_run(inferrt_context *context) {
   if (!context)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_run: null context");
+  // OpenMP's thread count is per calling thread: set it on each run, since
+  // the context may move between threads.
+  if (context->threads > 0 && context->engine->setThreads)
+    context->engine->setThreads(context->threads);
   context->engine->entry(context->arguments.data());
   return nullptr;
 }

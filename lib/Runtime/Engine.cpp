@@ -261,6 +261,8 @@ inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine)
   engine.library = library;
   engine.kernelFd = fd;
   engine.entry = entry;
+  // Through the kernels' own dependencies: absent when no kernel is parallel.
+  engine.setThreads = reinterpret_cast<void (*)(int)>(dlsym(library, "omp_set_num_threads"));
   return nullptr;
 }
 

@@ -50,6 +50,7 @@ struct inferrt_engine_s {
                            // /proc/self/fd path must stay unique, or glibc
                            // would hand the next engine this library.
   inferrt::EntryFn entry = nullptr;
+  void (*setThreads)(int) = nullptr; // omp_set_num_threads, when the kernels use OpenMP.
   void *weights = nullptr; // The weights section, 64-byte aligned, shared by contexts.
   std::vector<std::vector<int64_t>> weightDescriptors;
   uint64_t arenaBytes = 0; // Each context's arena for intermediate tensors.

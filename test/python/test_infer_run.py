@@ -254,3 +254,33 @@ def test_two_engines_loaded_at_once_keep_their_kernels(tmp_path, rng):
     lib.inferrt_context_free(context)
     for handle in engines.values():
         lib.inferrt_engine_free(handle)
+
+
+def test_thread_count_does_not_change_results(tmp_path, rng):
+    """Big kernels split their parallel tiles over OpenMP threads, one whole
+    tile per thread: outputs are bitwise equal for any --threads."""
+    model = parser.parse_model("""
+        <ir_version: 8, opset_import: ["" : 17]>
+        g (float[64,256] a, float[256,128] b) => (float[64,128] y) {
+          m = MatMul(a, b)
+          y = Relu(m)
+        }""")
+    onnx_path = tmp_path / "mm.onnx"
+    onnx_path.write_bytes(model.SerializeToString())
+    engine = tmp_path / "mm.engine"
+    run(INFER_OPT, onnx_path, "--emit=engine", "-o", engine)
+    a = rng.standard_normal((64, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 128)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    outputs = {}
+    for threads in (1, 2, 3):
+        out = tmp_path / f"out{threads}"
+        run(INFER_RUN, engine, "--input", f"a={tmp_path / 'a.npy'}", "--input",
+            f"b={tmp_path / 'b.npy'}", "--threads", threads, "--iterations", "3",
+            "--output-dir", out)
+        outputs[threads] = np.load(out / "y.npy")
+    np.testing.assert_allclose(outputs[1], np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+    assert outputs[1].tobytes() == outputs[2].tobytes() == outputs[3].tobytes()
+    result = run(INFER_RUN, engine, "--threads", "-1", check_rc=1)
+    assert "--threads" in result.stderr

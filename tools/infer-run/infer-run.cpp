@@ -2,7 +2,7 @@
 //
 // The runtime's command line (think trtexec's inference half):
 //   infer-run model.engine [--input name=file.npy]... [--output-dir DIR]
-//       [--warmup N] [--iterations N] [--json report.json]
+//       [--warmup N] [--iterations N] [--threads N] [--json report.json]
 //       [--compare name=ref.npy]... [--rtol R] [--atol A] [--seed S]
 // Inputs not given are filled with seeded random values (never all zeros).
 // Exit codes: 0 success, 1 bad input (engine, files, shapes, mismatch).
@@ -139,7 +139,7 @@ bool compareFloat(const std::string &got, const std::string &want, double rtol, 
 int main(int argc, char **argv) {
   std::string enginePath, outputDir, jsonPath;
   std::vector<std::string> inputFlags, compareFlags;
-  int warmup = 10, iterations = 100;
+  int warmup = 10, iterations = 100, threads = 0;
   double rtol = 1e-3, atol = 1e-4;
   uint64_t seed = 20261122;
   CLI::App app{"infer-run: run an infer-opt engine and report latency, throughput and "
@@ -153,6 +153,11 @@ int main(int argc, char **argv) {
   app.add_option("--warmup", warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--iterations", iterations, "Timed runs")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--threads", threads,
+                 "Threads the kernels use; 0: the OpenMP default (OMP_NUM_THREADS, else every "
+                 "core)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--json", jsonPath, "Write a JSON report (timings, accuracy) to this file");
   app.add_option("--compare", compareFlags, "NAME=REF.npy: compare an output with a reference "
@@ -176,6 +181,8 @@ int main(int argc, char **argv) {
   if (inferrt_status s = inferrt_context_create(engine, &context))
     return fail(s);
   std::unique_ptr<inferrt_context, void (*)(inferrt_context *)> contextOwner(context, inferrt_context_free);
+  if (inferrt_status s = inferrt_context_set_threads(context, threads))
+    return fail(s);
 
   // Inputs: from .npy files by name, else seeded random.
   std::map<std::string, std::string> inputFiles, compareFiles;
@@ -256,7 +263,7 @@ int main(int argc, char **argv) {
   std::printf("throughput: %.1f inferences/s (%d iterations)\n", iterations / total, iterations);
 
   nlohmann::json report = {
-      {"engine", enginePath}, {"iterations", iterations}, {"warmup", warmup},
+      {"engine", enginePath}, {"iterations", iterations}, {"warmup", warmup}, {"threads", threads},
       {"latency_ms", {{"mean", mean}, {"min", sorted.front()}, {"p50", percentile(sorted, 50)},
                       {"p90", percentile(sorted, 90)}, {"p99", percentile(sorted, 99)}}},
       {"throughput_per_s", iterations / total}};

@@ -40,6 +40,9 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,7 +54,7 @@ void mlir::infer::registerCPUCodegenDialects(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect, LLVM::LLVMDialect,
                   linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
+                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect, omp::OpenMPDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
@@ -67,6 +70,7 @@ void mlir::infer::registerCPUCodegenDialects(DialectRegistry &registry) {
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 namespace {
@@ -123,6 +127,13 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
     pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(createOutlineKernelsPass());
+  // Parallel tiles (scf.forall) run on the OpenMP runtime's threads.
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  // The lowering wraps each loop body in memref.alloca_scope; without
+  // allocas inside, canonicalization inlines it (scf-to-cf could not
+  // lower a loop inside the single-block scope).
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Integer powers become generated functions, and bf16 conversions integer
   // arithmetic: no libgcc/compiler-rt helpers (__truncsfbf2) in the kernels.
@@ -145,6 +156,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -91,11 +91,14 @@ std::string mlir::infer::linkSharedObject(const std::string &objectPath,
            "or clang";
   std::string message;
   // -Bsymbolic: the library's own calls bind inside it, whatever the
-  // loading program exports.
-  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-Wl,-Bsymbolic", "-o", outputPath,
-                                             objectPath, "-lm"};
+  // loading program exports. libomp runs the parallel loops (its ABI,
+  // __kmpc_*, is what MLIR's OpenMP lowering calls).
+  llvm::SmallVector<llvm::StringRef> args = {*cc,       "-shared",     "-Wl,-Bsymbolic",
+                                             "-o",      outputPath,    objectPath,
+                                             "-lm",     "-Wl,--as-needed", "-lomp"};
   int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
-    return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message);
+    return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message) +
+           " (the kernels need libm and libomp: install libomp-dev)";
   return "";
 }

@@ -109,23 +109,55 @@ std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
   return sizes;
 }
 
+/// Ops with at least this many loop iterations are split across threads.
+constexpr int64_t kParallelIterations = int64_t(1) << 15;
+
+/// Tiles `op` with `sizes` as loops of `type`; returns the tiled op.
+Operation *tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
+                scf::SCFTilingOptions::LoopType type) {
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setLoopType(type);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return nullptr;
+  rewriter.replaceOp(op, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
 /// Tiles `op` with `sizes` and vectorizes the tile; leaves `op` alone when
-/// the vectorizer would refuse it.
+/// the vectorizer would refuse it. Big ops tile their parallel dims with
+/// scf.forall (run by the OpenMP runtime across threads, one whole tile per
+/// thread, so results do not depend on the thread count) and their
+/// reductions with scf.for inside.
 void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
   if (failed(linalg::vectorizeOpPrecondition(op)))
     return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t iterations = 1;
+  for (int64_t r : ranges)
+    iterations = iterations > (int64_t(1) << 40) / std::max<int64_t>(r, 1) ? int64_t(1) << 40
+                                                                          : iterations * r;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallelSizes(sizes), reductionSizes(sizes);
+  for (auto [i, kind] : llvm::enumerate(iterators))
+    (linalg::isParallelIterator(kind) ? reductionSizes : parallelSizes)[i] = 0;
+  bool threaded = iterations >= kParallelIterations &&
+                  llvm::any_of(parallelSizes, [](int64_t s) { return s != 0; });
   Operation *target = op;
-  if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled) || tiled->tiledOps.size() != 1)
-      return;
-    rewriter.replaceOp(op, tiled->replacements);
-    target = tiled->tiledOps.front();
+  if (threaded) {
+    target = tile(rewriter, target, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+    if (target)
+      target = tile(rewriter, target, reductionSizes, scf::SCFTilingOptions::LoopType::ForOp);
+  } else {
+    target = tile(rewriter, target, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   }
+  if (!target)
+    return;
   rewriter.setInsertionPoint(target);
   FailureOr<linalg::VectorizationResult> vectorized =
       linalg::vectorize(rewriter, target, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},

@@ -98,8 +98,15 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
                       pads = op.getPads();
     Value padded = padSpatial(rewriter, loc, op.getInput(), pads.take_front(spatial),
                               pads.drop_front(spatial), scalarConstant(rewriter, loc, et, 0));
-    // Loop dims: n, m, out_0..out_{s-1}, c', k_0..k_{s-1}.
-    unsigned numDims = 3 + 2 * spatial;
+    // Loop dims: n, m, out_0..out_{s-1}, c', then one per window dim of
+    // size > 1. Size-1 window dims get no loop, so that a 1x1 stride-1
+    // convolution has projected-permutation maps: a contraction the CPU
+    // back end tiles and vectorizes like a matmul.
+    SmallVector<int64_t> windowDims;
+    for (int64_t i = 0; i < spatial; ++i)
+      if (w.getDimSize(2 + i) != 1)
+        windowDims.push_back(i);
+    unsigned numDims = 3 + spatial + windowDims.size();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     AffineExpr cIndex = d(1).floorDiv(mPerGroup) * cPerGroup + d(2 + spatial);
     if (group == 1)
@@ -107,12 +114,20 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     SmallVector<AffineExpr> inExprs = {d(0), cIndex}, wExprs = {d(1), d(2 + spatial)},
                             outExprs = {d(0), d(1)};
     for (int64_t i = 0; i < spatial; ++i) {
-      inExprs.push_back(d(2 + i) * strides[i] + d(3 + spatial + i) * dilations[i]);
-      wExprs.push_back(d(3 + spatial + i));
+      auto window = llvm::find(windowDims, i);
+      AffineExpr inIndex = d(2 + i) * strides[i];
+      if (window != windowDims.end()) {
+        AffineExpr k = d(3 + spatial + (window - windowDims.begin()));
+        inIndex = inIndex + k * dilations[i];
+        wExprs.push_back(k);
+      } else {
+        wExprs.push_back(getAffineConstantExpr(0, ctx));
+      }
+      inExprs.push_back(inIndex);
       outExprs.push_back(d(2 + i));
     }
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
-    iterators.append(1 + spatial, utils::IteratorType::reduction);
+    iterators.append(1 + windowDims.size(), utils::IteratorType::reduction);
     Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
     Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{padded, op.getWeight()},
                                        {AffineMap::get(numDims, 0, inExprs, ctx),

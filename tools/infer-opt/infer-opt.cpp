@@ -411,6 +411,8 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
       return kExitInternal;
     }
   }
+  // Read while the ops are still ONNX nodes (initializers are constants).
+  std::vector<std::string> nodes = computedNodes(*module);
   if (opts.emit != "infer") {
     // A failure here names the op that cannot be lowered yet: an
     // unsupported model feature, reported as bad input.
@@ -431,7 +433,7 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
       return kExitBadInput;
     engine.compilerVersion = INFER_VERSION;
     engine.flags = commandLine;
-    engine.nodes = computedNodes(*module);
+    engine.nodes = std::move(nodes);
   }
   if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
       opts.emit == "engine") {

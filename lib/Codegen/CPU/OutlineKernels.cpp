@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -87,6 +88,8 @@ struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass
       auto func = func::FuncOp::create(b, op->getLoc(), name, type);
       func.setPrivate();
       func->setAttr("passthrough", noInline);
+      // Internal to the library: only inferrt_entry is its interface.
+      func->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
       Block *body = func.addEntryBlock();
       b.setInsertionPointToStart(body);
       IRMapping map;

@@ -129,13 +129,69 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + windowDims.size(), utils::IteratorType::reduction);
     Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
-    Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{padded, op.getWeight()},
-                                       {AffineMap::get(numDims, 0, inExprs, ctx),
-                                        AffineMap::get(numDims, 0, wExprs, ctx),
+    Value source = padded;
+    AffineMap sourceMap = AffineMap::get(numDims, 0, inExprs, ctx);
+    if (group == 1 && !windowDims.empty()) {
+      if (Value col = im2col(rewriter, loc, padded, resultType, windowDims, w, strides, dilations)) {
+        // col is indexed (n, c', k_j..., out_i...): all loop dims.
+        SmallVector<AffineExpr> colExprs = {d(0), d(2 + spatial)};
+        for (size_t j = 0; j < windowDims.size(); ++j)
+          colExprs.push_back(d(3 + spatial + j));
+        for (int64_t i = 0; i < spatial; ++i)
+          colExprs.push_back(d(2 + i));
+        source = col;
+        sourceMap = AffineMap::get(numDims, 0, colExprs, ctx);
+      }
+    }
+    Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{source, op.getWeight()},
+                                       {sourceMap, AffineMap::get(numDims, 0, wExprs, ctx),
                                         AffineMap::get(numDims, 0, outExprs, ctx)},
                                        iterators);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// The im2col copy of an ungrouped convolution's padded input:
+  /// col[n, c, k_j..., out_i...] = padded[n, c, out_i * s_i + k_i * d_i]
+  /// (k_i only for the window dims of size > 1). Its maps are all
+  /// projected permutations, so the convolution becomes a contraction that
+  /// the CPU back end vectorizes, as ONNX Runtime's im2col + GEMM does.
+  /// Null when the copy would exceed 256 MiB.
+  static Value im2col(OpBuilder &b, Location loc, Value padded, RankedTensorType resultType,
+                      ArrayRef<int64_t> windowDims, RankedTensorType w,
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+    auto paddedType = cast<RankedTensorType>(padded.getType());
+    int64_t spatial = paddedType.getRank() - 2;
+    SmallVector<int64_t> shape = {paddedType.getDimSize(0), paddedType.getDimSize(1)};
+    for (int64_t i : windowDims)
+      shape.push_back(w.getDimSize(2 + i));
+    for (int64_t i = 0; i < spatial; ++i)
+      shape.push_back(resultType.getDimSize(2 + i));
+    auto colType = RankedTensorType::get(shape, paddedType.getElementType());
+    int64_t bytes = colType.getNumElements() * (colType.getElementTypeBitWidth() / 8);
+    if (bytes > (int64_t(256) << 20))
+      return {};
+    MLIRContext *ctx = b.getContext();
+    unsigned rank = shape.size(), windows = windowDims.size();
+    auto e = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> readExprs = {e(0), e(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr index = e(2 + windows + i) * strides[i];
+      auto window = llvm::find(windowDims, i);
+      if (window != windowDims.end())
+        index = index + e(2 + (window - windowDims.begin())) * dilations[i];
+      readExprs.push_back(index);
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, readExprs, ctx),
+                                   b.getMultiDimIdentityMap(rank)};
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{colType}, ValueRange{padded},
+               ValueRange{emptyTensor(b, loc, colType)}, maps,
+               SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+               [](OpBuilder &nb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(nb, l, args[0]);
+               })
+        .getResult(0);
   }
 };
 

@@ -1,11 +1,14 @@
 // RUN: infer-opt %s -split-input-file -convert-infer-to-linalg | FileCheck %s
 
 // Tests that Conv pads the spatial dims with zeros (begin pads low, end pads
-// high), reads the padded input at out * stride + k * dilation per spatial
-// dim, and accumulates into the bias broadcast along the channel dim.
+// high), copies the padded input im2col-style (col[n, c, k0, k1, o0, o1] =
+// padded[n, c, o * stride + k * dilation]), and contracts col with the
+// weight into the bias broadcast along the channel dim.
 // CHECK-DAG: #[[$BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5 * 2, d3 * 2 + d6)>
+// CHECK-DAG: #[[$COLREAD:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 2 + d3)>
+// CHECK-DAG: #[[$ID6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d5, d6, d2, d3)>
 // CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
 // CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv_pads_strides_dilations_bias
@@ -18,10 +21,13 @@ func.func @conv_pads_strides_dilations_bias(%x: tensor<1x3x9x9xf32>, %w: tensor<
   // CHECK: %[[INIT:.+]] = linalg.generic
   // CHECK-SAME: indexing_maps = [#[[$BIAS]], #[[$ID4]]]
   // CHECK-SAME: ins(%[[B]] : tensor<8xf32>)
+  // CHECK: %[[COL:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$COLREAD]], #[[$ID6]]]
+  // CHECK-SAME: ins(%[[PAD]] : tensor<1x3x11x9xf32>) outs(%{{.+}} : tensor<1x3x3x3x4x4xf32>)
   // CHECK: %[[R:.+]] = linalg.generic
   // CHECK-SAME: indexing_maps = [#[[$IN]], #[[$W]], #[[$OUT]]]
   // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-  // CHECK-SAME: ins(%[[PAD]], %[[W]] : tensor<1x3x11x9xf32>, tensor<8x3x3x3xf32>) outs(%[[INIT]] : tensor<1x8x4x4xf32>)
+  // CHECK-SAME: ins(%[[COL]], %[[W]] : tensor<1x3x3x3x4x4xf32>, tensor<8x3x3x3xf32>) outs(%[[INIT]] : tensor<1x8x4x4xf32>)
   // CHECK: ^bb0(%[[I:.+]]: f32, %[[K:.+]]: f32, %[[ACC:.+]]: f32):
   // CHECK: %[[P:.+]] = arith.mulf %[[I]], %[[K]] : f32
   // CHECK: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
@@ -217,4 +223,19 @@ func.func @resize_nearest(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   %s = infer.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
   %y = infer.resize %x scales(%s) {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", cubic_coeff_a = -7.5e-01 : f32, exclude_outside = false} : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x8x8xf32>
   return %y : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Tests that a 1x1 stride-1 Conv has no window loops: its maps are
+// projected permutations (a contraction over the input channels).
+// CHECK-DAG: #[[$IN1:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
+// CHECK-DAG: #[[$W1:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, 0, 0)>
+// CHECK-LABEL: func.func @conv_1x1
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [#[[$IN1]], #[[$W1]], #{{[a-z0-9]+}}]
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+func.func @conv_1x1(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<1x8x5x7xf32> {
+  %y = infer.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x5x7xf32>
+  return %y : tensor<1x8x5x7xf32>
 }

@@ -219,7 +219,7 @@ def write_markdown(path: Path, summary: dict, note: str | None) -> None:
              f"on a 2-core dev machine (onnx {onnx.__version__}).", "",
              f"The tests listed in `{MUST_PASS_LIST}` must pass: `scripts/test.sh` runs them "
              f"with `scripts/conformance.py --target cpu --must-pass {MUST_PASS_LIST}` "
-             "(under a minute) and fails on any that does not.", ""]
+             "(about two minutes on 2 cores) and fails on any that does not.", ""]
     if note:
         lines += [note, ""]
     lines += ["| status | count |", "|---|---|"]

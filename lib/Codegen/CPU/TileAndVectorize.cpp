@@ -192,8 +192,10 @@ struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>
 
     // Unit dims of the tiles out of the vectors, so that they are 1-D or 2-D.
     RewritePatternSet patterns(&getContext());
+    // (Not with the transfer permutation-map lowering: together they rewrite
+    // broadcasts back and forth until the rewrite limit; that lowering runs
+    // after bufferization.)
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
     // Not converging is not an error: the IR stays valid, only less tidy.

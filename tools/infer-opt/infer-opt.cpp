@@ -425,6 +425,9 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   }
   infer::CPUCodegenOptions cpuOptions;
   cpuOptions.cpu = opts.cpu;
+  if (binary && !cpuOptions.threads)
+    llvm::errs() << "infer-opt: warning: no OpenMP runtime (libomp.so.5) found: the kernels will "
+                    "run on one thread (install libomp5 or libomp-dev)\n";
   // The engine's metadata comes from the signature before lowering erases
   // the names.
   infer::EngineDescription engine;

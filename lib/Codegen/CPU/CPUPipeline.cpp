@@ -129,7 +129,8 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(createOutlineKernelsPass());
   // Parallel tiles (scf.forall) run on the OpenMP runtime's threads.
   pm.addPass(createForallToParallelLoopPass());
-  pm.addPass(createConvertSCFToOpenMPPass());
+  if (options.threads)
+    pm.addPass(createConvertSCFToOpenMPPass()); // Else scf-to-cf makes them sequential loops.
   // The lowering wraps each loop body in memref.alloca_scope; without
   // allocas inside, canonicalization inlines it (scf-to-cf could not
   // lower a loop inside the single-block scope).

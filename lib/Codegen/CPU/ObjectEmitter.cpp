@@ -83,6 +83,15 @@ FailureOr<std::string> mlir::infer::emitObjectFile(ModuleOp module,
   return std::string(buffer.begin(), buffer.end());
 }
 
+std::string mlir::infer::findOpenMPRuntime() {
+  for (const char *path : {"/usr/lib/x86_64-linux-gnu/libomp.so.5", "/lib/x86_64-linux-gnu/libomp.so.5",
+                           "/usr/lib64/libomp.so.5", "/usr/lib/libomp.so.5",
+                           "/usr/local/lib/libomp.so.5"})
+    if (llvm::sys::fs::exists(path))
+      return path;
+  return "";
+}
+
 std::string mlir::infer::linkSharedObject(const std::string &objectPath,
                                           const std::string &outputPath) {
   auto cc = llvm::sys::findProgramByName("cc");
@@ -92,13 +101,18 @@ std::string mlir::infer::linkSharedObject(const std::string &objectPath,
   std::string message;
   // -Bsymbolic: the library's own calls bind inside it, whatever the
   // loading program exports. libomp runs the parallel loops (its ABI,
-  // __kmpc_*, is what MLIR's OpenMP lowering calls).
-  llvm::SmallVector<llvm::StringRef> args = {*cc,       "-shared",     "-Wl,-Bsymbolic",
-                                             "-o",      outputPath,    objectPath,
-                                             "-lm",     "-Wl,--as-needed", "-lomp"};
+  // __kmpc_*, is what MLIR's OpenMP lowering calls); linked by its path, so
+  // no development symlink is needed, and recorded by its soname.
+  std::string openmp = findOpenMPRuntime();
+  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-Wl,-Bsymbolic", "-o", outputPath,
+                                             objectPath, "-lm"};
+  if (!openmp.empty()) {
+    args.push_back("-Wl,--as-needed");
+    args.push_back(openmp);
+  }
   int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message) +
-           " (the kernels need libm and libomp: install libomp-dev)";
+           " (the kernels need libm, and libomp.so.5 when found)";
   return "";
 }

@@ -21,6 +21,11 @@ namespace mlir {
 class DialectRegistry;
 namespace infer {
 
+/// The OpenMP runtime the kernels link against: libomp.so.5 in a directory
+/// the dynamic loader searches by default (so that engines load anywhere it
+/// is installed), or "" if there is none.
+std::string findOpenMPRuntime();
+
 struct CPUCodegenOptions {
   /// Target CPU for instruction selection: "native" (the host, with its
   /// features) or an LLVM CPU name such as "x86-64-v3" or "skylake-avx512".
@@ -28,6 +33,9 @@ struct CPUCodegenOptions {
   /// Tile and vectorize linalg ops; off gives plain scalar loops (a
   /// reference for debugging numerics).
   bool vectorize = true;
+  /// Run parallel tiles on OpenMP threads; needs the OpenMP runtime
+  /// (findOpenMPRuntime), else they run as sequential loops.
+  bool threads = !findOpenMPRuntime().empty();
 };
 
 /// What the lowering leaves outside the code: the weights (in argument

@@ -45,14 +45,20 @@ typedef struct {
   uint64_t size;
 } inferrt_section_entry;
 
-/* CRC-32 (IEEE 802.3, as zlib), bitwise: small and dependency-free. */
+/* CRC-32 (IEEE 802.3, as zlib), four bits at a time: a 16-entry table
+ * keeps it small and dependency-free, and it is ~4x faster than bitwise
+ * (it runs over every byte of the weights at load). */
 static inline uint32_t inferrt_crc32(uint32_t crc, const void *data, size_t size) {
+  static const uint32_t table[16] = {
+      0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+      0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+      0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
   const uint8_t *bytes = (const uint8_t *)data;
   crc = ~crc;
   for (size_t i = 0; i < size; ++i) {
     crc ^= bytes[i];
-    for (int k = 0; k < 8; ++k)
-      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    crc = (crc >> 4) ^ table[crc & 15u];
+    crc = (crc >> 4) ^ table[crc & 15u];
   }
   return ~crc;
 }

@@ -295,7 +295,10 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return makeStatus(INFERRT_NOT_FOUND, "cannot open engine '%s': %s", path, std::strerror(errno));
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the whole file (engines hold hundreds of MB of weights).
+  std::string file(static_cast<size_t>(info.st_size), '\0');
+  in.read(file.data(), static_cast<std::streamsize>(file.size()));
+  file.resize(static_cast<size_t>(in.gcount()));
   std::string sections[INFERRT_MAX_SECTIONS + 1];
   auto engine = std::make_unique<inferrt_engine_s>();
   if (inferrt_status s = verifyLayout(file, path, sections, engine->target))

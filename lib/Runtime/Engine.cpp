@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <memory>
+#include <string_view>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,8 +100,8 @@ inferrt_status parseTensors(const nlohmann::json &list, const char *what,
 
 /// Verifies header, section table and checksums; fills `sections` (views
 /// into `file`) by kind.
-inferrt_status verifyLayout(const std::string &file, const std::string &path,
-                            std::string (&sections)[INFERRT_MAX_SECTIONS + 1],
+inferrt_status verifyLayout(std::string_view file, const std::string &path,
+                            std::string_view (&sections)[INFERRT_MAX_SECTIONS + 1],
                             std::string &target) {
   const char *name = path.c_str();
   inferrt_engine_header header;
@@ -149,7 +150,7 @@ inferrt_status verifyLayout(const std::string &file, const std::string &path,
     if (inferrt_crc32(0, file.data() + entry.offset, entry.size) != entry.crc)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u is corrupt (checksum mismatch)", name,
                         entry.kind);
-    sections[entry.kind].assign(file.data() + entry.offset, entry.size);
+    sections[entry.kind] = file.substr(entry.offset, entry.size);
   }
   // Every byte outside the header, table and sections is alignment padding
   // and must be zero: then no byte of the file goes unchecked.
@@ -174,10 +175,11 @@ inferrt_status verifyLayout(const std::string &file, const std::string &path,
 }
 
 /// Checks the plan against the weights section and sets up the weights
-/// (copied to aligned memory, with their descriptors) and the arena size.
-inferrt_status loadPlan(const std::string &text, const std::string &weights, const char *path,
+/// descriptors (pointing into the engine's file buffer, where the section
+/// is 256-byte aligned) and the arena size.
+inferrt_status loadPlan(std::string_view text, std::string_view weights, const char *path,
                         inferrt_engine_s &engine) {
-  nlohmann::json plan = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json plan = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (plan.is_discarded() || !plan.is_object())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan is not valid JSON", path);
   const nlohmann::json expectedArguments = {"inputs", "weights", "outputs", "arena"};
@@ -201,11 +203,6 @@ inferrt_status loadPlan(const std::string &text, const std::string &weights, con
   const nlohmann::json &table = plan.value("weights", nlohmann::json());
   if (!table.is_array())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan lacks its weights table", path);
-  size_t size = (weights.size() + 63) / 64 * 64;
-  engine.weights = std::aligned_alloc(64, size ? size : 64);
-  if (!engine.weights)
-    return makeStatus(INFERRT_INTERNAL, "out of host memory for the weights (%zu bytes)", weights.size());
-  std::memcpy(engine.weights, weights.data(), weights.size());
   for (size_t i = 0; i < table.size(); ++i) {
     const nlohmann::json &w = table[i];
     if (!w.is_object() || !w.contains("offset") || !w["offset"].is_number_unsigned() ||
@@ -225,12 +222,12 @@ inferrt_status loadPlan(const std::string &text, const std::string &weights, con
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu lies outside the weights section",
                         path, i);
     engine.weightDescriptors.push_back(
-        makeDescriptor(static_cast<char *>(engine.weights) + offset, shape));
+        makeDescriptor(const_cast<char *>(weights.data()) + offset, shape));
   }
   return nullptr;
 }
 
-inferrt_status loadKernels(const std::string &kernels, inferrt_engine_s &engine) {
+inferrt_status loadKernels(std::string_view kernels, inferrt_engine_s &engine) {
   int fd = memfd_create("inferrt-kernels", MFD_CLOEXEC);
   if (fd < 0)
     return makeStatus(INFERRT_INTERNAL, "memfd_create failed: %s", std::strerror(errno));
@@ -295,12 +292,18 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return makeStatus(INFERRT_NOT_FOUND, "cannot open engine '%s': %s", path, std::strerror(errno));
-  // One read of the whole file (engines hold hundreds of MB of weights).
-  std::string file(static_cast<size_t>(info.st_size), '\0');
-  in.read(file.data(), static_cast<std::streamsize>(file.size()));
-  file.resize(static_cast<size_t>(in.gcount()));
-  std::string sections[INFERRT_MAX_SECTIONS + 1];
+  // One read of the whole file into a section-aligned buffer the engine
+  // keeps: sections are views into it and the weights are used in place.
   auto engine = std::make_unique<inferrt_engine_s>();
+  size_t capacity = (static_cast<size_t>(info.st_size) / INFERRT_SECTION_ALIGNMENT + 1) *
+                    INFERRT_SECTION_ALIGNMENT;
+  engine->file = static_cast<char *>(std::aligned_alloc(INFERRT_SECTION_ALIGNMENT, capacity));
+  if (!engine->file)
+    return makeStatus(INFERRT_INTERNAL, "out of host memory reading '%s' (%lld bytes)", path,
+                      (long long)info.st_size);
+  in.read(engine->file, static_cast<std::streamsize>(info.st_size));
+  std::string_view file(engine->file, static_cast<size_t>(in.gcount()));
+  std::string_view sections[INFERRT_MAX_SECTIONS + 1];
   if (inferrt_status s = verifyLayout(file, path, sections, engine->target))
     return s;
   for (int kind : {INFERRT_SECTION_METADATA, INFERRT_SECTION_PLAN, INFERRT_SECTION_KERNELS})
@@ -311,7 +314,7 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
                       "'%s' was built for target '%s'; this runtime runs '%s' engines: rebuild "
                       "the engine for this target",
                       path, engine->target.c_str(), kHostTarget);
-  engine->metadataJson = sections[INFERRT_SECTION_METADATA];
+  engine->metadataJson = std::string(sections[INFERRT_SECTION_METADATA]);
   nlohmann::json metadata = nlohmann::json::parse(engine->metadataJson, nullptr, false);
   if (metadata.is_discarded() || !metadata.is_object())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the metadata is not valid JSON", path);
@@ -384,5 +387,5 @@ inferrt_engine_s::~inferrt_engine_s() {
     dlclose(library);
   if (kernelFd >= 0)
     close(kernelFd);
-  std::free(weights);
+  std::free(file);
 }

@@ -51,13 +51,14 @@ struct inferrt_engine_s {
                            // would hand the next engine this library.
   inferrt::EntryFn entry = nullptr;
   void (*setThreads)(int) = nullptr; // omp_set_num_threads, when the kernels use OpenMP.
-  void *weights = nullptr; // The weights section, 64-byte aligned, shared by contexts.
+  char *file = nullptr; // The whole engine file, 256-byte aligned: the weights
+                        // are used in place, shared by all contexts.
   std::vector<std::vector<int64_t>> weightDescriptors;
   uint64_t arenaBytes = 0; // Each context's arena for intermediate tensors.
   inferrt_engine_s() = default;
   inferrt_engine_s(const inferrt_engine_s &) = delete;
   inferrt_engine_s &operator=(const inferrt_engine_s &) = delete;
-  ~inferrt_engine_s(); // Unloads the kernels, frees the weights.
+  ~inferrt_engine_s(); // Unloads the kernels, frees the file buffer.
 };
 
 #endif // INFERRT_LIB_RUNTIME_INTERNAL_H

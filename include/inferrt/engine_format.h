@@ -34,7 +34,7 @@ typedef struct {
 typedef enum {
   INFERRT_SECTION_METADATA = 1, /* JSON: inputs, outputs, compiler, flags */
   INFERRT_SECTION_KERNELS = 2,  /* CPU: an ELF shared object */
-  INFERRT_SECTION_WEIGHTS = 3,  /* raw weights, each 64-byte aligned (see the plan) */
+  INFERRT_SECTION_WEIGHTS = 3,  /* raw weights, each 256-byte aligned (see the plan) */
   INFERRT_SECTION_PLAN = 4,     /* JSON: the kernel calls in order */
 } inferrt_section_kind;
 

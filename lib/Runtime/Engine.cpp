@@ -218,7 +218,10 @@ inferrt_status loadPlan(std::string_view text, std::string_view weights, const c
     if (error || expected != bytes)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu has %s", path, i,
                         error ? error : "a size that does not match its shape");
-    if (offset % 64 != 0 || offset > weights.size() || bytes > weights.size() - offset)
+    if (offset % INFERRT_SECTION_ALIGNMENT != 0)
+      return makeStatus(INFERRT_INVALID_ENGINE,
+                        "'%s': weight %zu is not 256-byte aligned in the weights section", path, i);
+    if (offset > weights.size() || bytes > weights.size() - offset)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu lies outside the weights section",
                         path, i);
     engine.weightDescriptors.push_back(

@@ -135,7 +135,8 @@ def edit_plan(data: bytearray, old: bytes, new: bytes) -> bytearray:
 
 @pytest.mark.parametrize("old,new,message", [
     (b'"outputs"', b'"outputz"', "unknown calling convention"),
-    (b'"offset": 0', b'"offset": 9', "weight 0 lies outside the weights section"),
+    (b'"offset": 0', b'"offset": 9', "weight 0 is not 256-byte aligned in the weights section"),
+    (b'"offset": 0,\n', b'"offset":512,', "weight 0 lies outside the weights section"),
     (b'"dtype": "float32"', b'"dtype": "float33"', "weight 0 has an unknown dtype"),
 ])
 def test_plans_that_lie_are_refused(example, old, new, message):

@@ -72,7 +72,7 @@ static uint64_t alignUp(uint64_t v, uint64_t alignment = INFERRT_SECTION_ALIGNME
   return (v + alignment - 1) / alignment * alignment;
 }
 
-/// The weights section (each weight 64-byte aligned, zero padding between)
+/// The weights section (each weight 256-byte aligned, zero padding between)
 /// and its table for the plan.
 static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<EngineWeight> &weights) {
   nlohmann::json table = nlohmann::json::array();

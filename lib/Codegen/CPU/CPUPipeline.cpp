@@ -101,6 +101,8 @@ struct CopyToLinalgPass : public PassWrapper<CopyToLinalgPass, OperationPass<Mod
 } // namespace
 
 void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options) {
+  if (options.fuse)
+    pm.addPass(createFuseElementwisePass());
   if (options.vectorize) {
     pm.addPass(createVectorizePass());
     pm.addPass(createCanonicalizerPass());
@@ -201,8 +203,10 @@ static void collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
   if (kernels)
     for (Attribute attr : kernels) {
       auto entry = cast<DictionaryAttr>(attr);
-      artifacts->kernelNodes.push_back({entry.getAs<StringAttr>("kernel").str(),
-                                        entry.getAs<StringAttr>("node").str()});
+      std::vector<std::string> nodes;
+      for (Attribute node : entry.getAs<ArrayAttr>("nodes"))
+        nodes.push_back(cast<StringAttr>(node).str());
+      artifacts->kernelNodes.push_back({entry.getAs<StringAttr>("kernel").str(), nodes});
     }
   if (weights)
     for (Attribute attr : weights) {

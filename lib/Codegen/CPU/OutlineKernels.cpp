@@ -6,8 +6,9 @@
 // calls. Two reasons:
 //   - LLVM's optimizer is superlinear in function size: BERT-base as one
 //     function took minutes at -O3; a thousand small kernels take seconds.
-//   - Each kernel knows its ONNX node (from the op's location); the module
-//     records the mapping (`infer.kernels`) for the engine's plan.
+//   - Each kernel knows its ONNX nodes (from the op's location: several
+//     when elementwise ops were fused); the module records the mapping
+//     (`infer.kernels`) for the engine's plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,17 +29,19 @@ using namespace mlir::infer;
 
 namespace {
 
-/// The ONNX node an op came from: the first NameLoc in its location.
-std::string nodeName(Operation *op) {
-  std::string name;
+/// The ONNX nodes an op came from: the NameLocs in its location, in order,
+/// without repeats. Names nested inside a NameLoc (a node's own sub-
+/// locations) are not separate nodes.
+SmallVector<Attribute> nodeNames(Operation *op) {
+  llvm::SetVector<Attribute> names;
   op->getLoc()->walk([&](Location loc) {
     if (auto named = dyn_cast<NameLoc>(loc)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
+      names.insert(named.getName());
+      return WalkResult::skip();
     }
     return WalkResult::advance();
   });
-  return name;
+  return SmallVector<Attribute>(names.begin(), names.end());
 }
 
 bool isKernel(Operation &op) {
@@ -82,7 +85,7 @@ struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass
           arguments.push_back(v);
       }
       std::string name = "kernel_" + std::to_string(index);
-      std::string node = nodeName(op);
+      SmallVector<Attribute> nodes = nodeNames(op);
       b.setInsertionPointToEnd(module.getBody());
       auto type = b.getFunctionType(ValueRange(arguments).getTypes(), {});
       auto func = func::FuncOp::create(b, op->getLoc(), name, type);
@@ -104,7 +107,7 @@ struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass
       func::CallOp::create(b, op->getLoc(), func, arguments);
       op->erase();
       mapping.push_back(b.getDictionaryAttr({b.getNamedAttr("kernel", b.getStringAttr(name)),
-                                             b.getNamedAttr("node", b.getStringAttr(node))}));
+                                             b.getNamedAttr("nodes", b.getArrayAttr(nodes))}));
     }
     module->setAttr("infer.kernels", b.getArrayAttr(mapping));
   }

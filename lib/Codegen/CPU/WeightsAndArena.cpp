@@ -205,6 +205,7 @@ std::unique_ptr<Pass> mlir::infer::createPlanArenaPass() { return std::make_uniq
 void mlir::infer::registerCPUCodegenPasses() {
   PassRegistration<HoistWeightsPass>();
   PassRegistration<PlanArenaPass>();
+  registerFuseElementwisePass();
   registerVectorPasses();
   registerOutlineKernelsPass();
 }

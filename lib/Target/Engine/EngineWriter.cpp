@@ -100,8 +100,8 @@ std::string mlir::infer::serializeEngine(const EngineDescription &d) {
   };
   auto [weights, weightTable] = layoutWeights(d.weights);
   nlohmann::json calls = nlohmann::json::array();
-  for (const auto &[kernel, node] : d.kernelNodes)
-    calls.push_back({{"kernel", kernel}, {"node", node}});
+  for (const auto &[kernel, nodes] : d.kernelNodes)
+    calls.push_back({{"kernel", kernel}, {"nodes", nodes}});
   // One kernel for now: the whole model as `inferrt_entry`, called with the
   // inputs, the weights, the outputs and the arena, in that order.
   nlohmann::json plan = {

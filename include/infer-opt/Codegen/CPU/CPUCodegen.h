@@ -33,6 +33,8 @@ struct CPUCodegenOptions {
   /// Tile and vectorize linalg ops; off gives plain scalar loops (a
   /// reference for debugging numerics).
   bool vectorize = true;
+  /// Fuse elementwise producers into their consumers (infer-fuse-elementwise).
+  bool fuse = true;
   /// Run parallel tiles on OpenMP threads; needs the OpenMP runtime
   /// (findOpenMPRuntime), else they run as sequential loops.
   bool threads = !findOpenMPRuntime().empty();
@@ -52,8 +54,9 @@ struct CPUArtifacts {
   uint64_t arenaLowerBound = 0; // Largest sum of simultaneously live buffers.
   uint64_t arenaNoReuse = 0;    // Every buffer its own memory.
   uint64_t arenaBuffers = 0;    // Buffers placed in the arena.
-  /// The kernels the entry calls, in order, with the ONNX node of each.
-  std::vector<std::pair<std::string, std::string>> kernelNodes;
+  /// The kernels the entry calls, in order, with the ONNX nodes of each
+  /// (several when elementwise ops were fused).
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernelNodes;
 };
 
 /// Dialects, bufferization models and LLVM IR translations the pipeline uses.
@@ -78,6 +81,11 @@ func::FuncOp lookupEntryFunction(ModuleOp module);
 std::unique_ptr<Pass> createHoistWeightsPass();
 std::unique_ptr<Pass> createPlanArenaPass();
 void registerCPUCodegenPasses();
+
+/// FuseElementwise.cpp: elementwise linalg.generic producers merged into
+/// their only consumer, on tensors before tiling.
+std::unique_ptr<Pass> createFuseElementwisePass();
+void registerFuseElementwisePass();
 
 /// The passes of TileAndVectorize.cpp: register tiles and vector code on
 /// tensors, then (after bufferization) vector ops down to 1-D and FMAs.

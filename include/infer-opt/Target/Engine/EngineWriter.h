@@ -45,7 +45,7 @@ struct EngineDescription {
   EngineArena arena;
   std::vector<std::string> nodes; // The ONNX nodes the kernel computes.
   /// The kernels inside the entry, in call order, with their ONNX nodes.
-  std::vector<std::pair<std::string, std::string>> kernelNodes;
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernelNodes;
 };
 
 /// The engine dtype name of an element type ("float32", "int64", "bool"),

@@ -63,6 +63,7 @@ struct Options {
   int64_t elideWeights = -1;
   bool noSimplify = false;
   bool printLocations = false;
+  bool printIRAfterAll = false;
   std::string cpu = "native";
   bool inspect = false;
   bool report = false;
@@ -425,6 +426,7 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   }
   infer::CPUCodegenOptions cpuOptions;
   cpuOptions.cpu = opts.cpu;
+  cpuOptions.printIRAfterAll = opts.printIRAfterAll;
   if (binary && !cpuOptions.threads)
     llvm::errs() << "infer-opt: warning: no OpenMP runtime (libomp.so.5) found: the kernels will "
                     "run on one thread (install libomp5 or libomp-dev)\n";
@@ -559,6 +561,9 @@ int main(int argc, char **argv) {
                "Skip canonicalization and CSE after import (show the raw import)");
   app.add_flag("--print-locations", opts.printLocations,
                "Print op locations (the ONNX node names) in the output");
+  app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
+               "Print the module to stderr after every pass of the CPU back end, for "
+               "debugging code generation (constants of more than 16 elements elided)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

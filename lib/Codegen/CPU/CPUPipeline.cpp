@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
@@ -61,6 +62,7 @@ void mlir::infer::registerCPUCodegenDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry); // Accumulator hoisting.
   // Tiling computes tile bounds through these.
   linalg::registerTilingInterfaceExternalModels(registry);
   linalg::registerSubsetOpInterfaceExternalModels(registry);
@@ -144,7 +146,10 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createConvertVectorToSCFPass());
+  // Fully unrolled: the default lowering of n-D transfers goes through a
+  // stack buffer, allocated where the transfer is, inside the kernel's
+  // loops, so the stack grew with every iteration (ViT-B/16 overflowed 8 MiB).
+  pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // Math first: libm calls for what LLVM has no intrinsic for (erf) are
@@ -248,6 +253,14 @@ LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenO
     func.setAllResultAttrs(SmallVector<DictionaryAttr>(func.getNumResults(), DictionaryAttr::get(func.getContext())));
   });
   PassManager pm(module.getContext());
+  if (options.printIRAfterAll) {
+    module.getContext()->disableMultithreading(); // IR printing needs it.
+    auto never = [](Pass *, Operation *) { return false; };
+    auto always = [](Pass *, Operation *) { return true; };
+    pm.enableIRPrinting(never, always, /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, llvm::errs(),
+                        OpPrintingFlags().elideLargeElementsAttrs(16));
+  }
   buildCPUCodegenPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();

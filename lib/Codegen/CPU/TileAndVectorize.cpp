@@ -11,9 +11,12 @@
 //   elementwise   the output's innermost dim in chunks of 4 vectors.
 //
 // Tile sizes divide the loop ranges, so every tile is static and no masks
-// are needed; a prime range simply gets a smaller tile. Ops the vectorizer
+// are needed. Where the best divisor is less than half the wanted tile
+// (GPT-2's 50257 = 29 x 1733 columns, ViT's 197 rows), the op is first split
+// along that dim (linalg::splitOp) into a part that full tiles divide and a
+// remainder smaller than one tile, each tiled on its own. Ops the vectorizer
 // cannot take (convolution windows, gathers) are left whole and become
-// scalar loops. lowerVectorsAfterBufferization finishes the job on memrefs.
+// scalar loops. infer-cpu-lower-vectors finishes the job on memrefs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +38,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -55,8 +59,9 @@ int64_t divisorAtMost(int64_t range, int64_t limit) {
   return 1;
 }
 
-/// Tile sizes for `op` (0: not tiled), or nullopt to leave the op alone.
-std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
+/// The tile each loop of `op` wants (1: not tiled, stepped by one), or
+/// nullopt to leave the op alone. Tiles may not divide the ranges yet.
+std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -89,24 +94,69 @@ std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
   bool hasReduction = llvm::any_of(iterators, linalg::isReductionIterator);
   if (hasReduction && inner && ranges[*inner] > 1) {
     // Contraction-like: a register tile of the output, reductions stepped by one.
-    sizes[*inner] = divisorAtMost(ranges[*inner], 2 * lanes);
+    sizes[*inner] = 2 * lanes;
     if (std::optional<unsigned> rows = outDim(1))
-      sizes[*rows] = divisorAtMost(ranges[*rows], kContractionRows);
+      sizes[*rows] = kContractionRows;
   } else if (hasReduction) {
     // Reducing along the innermost dim: chunk the last reduction loop.
     for (int64_t d = ranges.size() - 1; d >= 0; --d)
       if (linalg::isReductionIterator(iterators[d])) {
-        sizes[d] = divisorAtMost(ranges[d], 4 * lanes);
+        sizes[d] = 4 * lanes;
         break;
       }
   } else if (inner) {
-    sizes[*inner] = divisorAtMost(ranges[*inner], 4 * lanes);
+    sizes[*inner] = 4 * lanes;
   }
-  // A tile as large as its range needs no loop.
   for (auto [size, range] : llvm::zip(sizes, ranges))
-    if (size == range)
-      size = 0;
+    size = std::min(size, range);
   return sizes;
+}
+
+/// Tile sizes for `op` (0: not tiled), each the largest divisor of its
+/// range not above the wanted tile; nullopt to leave the op alone.
+std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
+  std::optional<SmallVector<int64_t>> sizes = wantedTileSizes(op);
+  if (!sizes)
+    return std::nullopt;
+  for (auto [size, range] : llvm::zip(*sizes, op.getStaticLoopRanges())) {
+    size = divisorAtMost(range, size);
+    if (size == range) // A tile as large as its range needs no loop.
+      size = 0;
+  }
+  return sizes;
+}
+
+/// Splits `op` along each parallel dim whose best dividing tile is less
+/// than half the wanted one, at the last multiple of the wanted tile: a part
+/// that whole tiles divide, and a remainder smaller than one tile. Returns
+/// the parts (just `op` when nothing is split).
+SmallVector<linalg::LinalgOp> splitForWholeTiles(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<linalg::LinalgOp> parts = {op};
+  std::optional<SmallVector<int64_t>> wanted = wantedTileSizes(op);
+  if (!wanted)
+    return parts;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [dim, tile] : llvm::enumerate(*wanted)) {
+    if (tile <= 1 || !linalg::isParallelIterator(iterators[dim]))
+      continue;
+    SmallVector<linalg::LinalgOp> next;
+    for (linalg::LinalgOp part : parts) {
+      int64_t range = part.getStaticLoopRanges()[dim];
+      int64_t whole = range / tile * tile;
+      if (whole == 0 || whole == range || 2 * divisorAtMost(range, tile) > tile) {
+        next.push_back(part);
+        continue;
+      }
+      rewriter.setInsertionPoint(part);
+      auto [head, tail] = linalg::splitOp(rewriter, cast<TilingInterface>(part.getOperation()),
+                                          dim, rewriter.getIndexAttr(whole));
+      for (TilingInterface piece : {head, tail})
+        if (piece)
+          next.push_back(cast<linalg::LinalgOp>(piece.getOperation()));
+    }
+    parts = std::move(next);
+  }
+  return parts;
 }
 
 /// Ops with at least this many loop iterations are split across threads.
@@ -181,14 +231,16 @@ struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>
     func::FuncOp func = lookupEntryFunction(getOperation());
     if (!func || func.isExternal())
       return;
-    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> work;
+    SmallVector<linalg::LinalgOp> work;
     func.walk([&](linalg::LinalgOp op) {
-      if (std::optional<SmallVector<int64_t>> sizes = chooseTileSizes(op))
-        work.push_back({op, *sizes});
+      if (chooseTileSizes(op) && succeeded(linalg::vectorizeOpPrecondition(op)))
+        work.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, sizes] : work)
-      tileAndVectorize(rewriter, op, sizes);
+    for (linalg::LinalgOp op : work)
+      for (linalg::LinalgOp part : splitForWholeTiles(rewriter, op))
+        if (std::optional<SmallVector<int64_t>> sizes = chooseTileSizes(part))
+          tileAndVectorize(rewriter, part, *sizes);
 
     // Unit dims of the tiles out of the vectors, so that they are 1-D or 2-D.
     RewritePatternSet patterns(&getContext());
@@ -201,6 +253,17 @@ struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>
     // Not converging is not an error: the IR stays valid, only less tidy.
     (void)applyPatternsGreedily(func, std::move(patterns),
                                 GreedyRewriteConfig().setMaxIterations(8).setMaxNumRewrites(100000));
+
+    // Accumulators out of the reduction loops, while the IR is still on
+    // tensors: a read of the loop's tensor at loop-invariant indices and the
+    // matching write become a vector the loop carries, so a contraction tile
+    // stays in registers across k. (After bufferization the same hoisting
+    // refuses buffers that are views, and every arena buffer is one.)
+    // Innermost loops first, so that hoisted pairs can move out further.
+    SmallVector<LoopLikeOpInterface> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (LoopLikeOpInterface loop : loops)
+      hoistLoopInvariantSubsets(rewriter, loop);
   }
 };
 

@@ -35,6 +35,8 @@ struct CPUCodegenOptions {
   bool vectorize = true;
   /// Fuse elementwise producers into their consumers (infer-fuse-elementwise).
   bool fuse = true;
+  /// Print the module to stderr after every pass of the pipeline (debugging).
+  bool printIRAfterAll = false;
   /// Run parallel tiles on OpenMP threads; needs the OpenMP runtime
   /// (findOpenMPRuntime), else they run as sequential loops.
   bool threads = !findOpenMPRuntime().empty();

@@ -59,6 +59,34 @@ int64_t divisorAtMost(int64_t range, int64_t limit) {
   return 1;
 }
 
+/// The rows of a contraction's register tile, given its vector dim `inner`:
+/// the innermost other output dim that no operand read along `inner` uses,
+/// so that each row needs one broadcast scalar per step of k and the vector
+/// operand is loaded once for all rows (a MatMul's m; a convolution's output
+/// channels, not its output rows, which the input also uses). Else the
+/// output's second innermost dim.
+std::optional<unsigned> contractionRows(linalg::LinalgOp op, unsigned inner) {
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto dimAt = [&](int64_t i) -> std::optional<unsigned> {
+    auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(i));
+    return dim ? std::optional<unsigned>(dim.getPosition()) : std::nullopt;
+  };
+  for (int64_t i = outMap.getNumResults() - 1; i >= 0; --i) {
+    std::optional<unsigned> dim = dimAt(i);
+    if (!dim || *dim == inner)
+      continue;
+    bool sharesVectorOperand = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      return map.isFunctionOfDim(inner) && map.isFunctionOfDim(*dim);
+    });
+    if (!sharesVectorOperand)
+      return dim;
+  }
+  if (outMap.getNumResults() >= 2)
+    return dimAt(outMap.getNumResults() - 2);
+  return std::nullopt;
+}
+
 /// The tile each loop of `op` wants (1: not tiled, stepped by one), or
 /// nullopt to leave the op alone. Tiles may not divide the ranges yet.
 std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
@@ -95,7 +123,7 @@ std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
   if (hasReduction && inner && ranges[*inner] > 1) {
     // Contraction-like: a register tile of the output, reductions stepped by one.
     sizes[*inner] = 2 * lanes;
-    if (std::optional<unsigned> rows = outDim(1))
+    if (std::optional<unsigned> rows = contractionRows(op, *inner))
       sizes[*rows] = kContractionRows;
   } else if (hasReduction) {
     // Reducing along the innermost dim: chunk the last reduction loop.

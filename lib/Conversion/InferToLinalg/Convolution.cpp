@@ -106,6 +106,27 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     for (int64_t i = 0; i < spatial; ++i)
       if (w.getDimSize(2 + i) != 1)
         windowDims.push_back(i);
+    // A strided dim without a window (the 1x1 stride-2 projections of
+    // ResNet) reads every s-th input element: take those with one strided
+    // tensor.extract_slice, so the maps stay projected permutations and
+    // the convolution stays a contraction the back end vectorizes.
+    SmallVector<int64_t> effectiveStrides(strides);
+    if (llvm::any_of(llvm::seq<int64_t>(0, spatial),
+                     [&](int64_t i) { return strides[i] != 1 && w.getDimSize(2 + i) == 1; })) {
+      auto paddedType = cast<RankedTensorType>(padded.getType());
+      SmallVector<OpFoldResult> offsets(paddedType.getRank(), rewriter.getIndexAttr(0)), sizes,
+          steps(paddedType.getRank(), rewriter.getIndexAttr(1));
+      for (int64_t dim : paddedType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(dim));
+      for (int64_t i = 0; i < spatial; ++i)
+        if (strides[i] != 1 && w.getDimSize(2 + i) == 1) {
+          sizes[2 + i] = rewriter.getIndexAttr(resultType.getDimSize(2 + i));
+          steps[2 + i] = rewriter.getIndexAttr(strides[i]);
+          effectiveStrides[i] = 1;
+        }
+      padded = tensor::ExtractSliceOp::create(rewriter, loc, padded, offsets, sizes, steps);
+    }
+    strides = effectiveStrides;
     unsigned numDims = 3 + spatial + windowDims.size();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     AffineExpr cIndex = d(1).floorDiv(mPerGroup) * cPerGroup + d(2 + spatial);

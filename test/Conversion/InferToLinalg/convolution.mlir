@@ -239,3 +239,19 @@ func.func @conv_1x1(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tenso
   %y = infer.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x5x7xf32>
   return %y : tensor<1x8x5x7xf32>
 }
+
+// -----
+
+// Tests that a 1x1 stride-2 Conv (ResNet's projections) takes every other
+// input row and column with one strided slice, then is the same
+// contraction as a stride-1 one.
+// CHECK-DAG: #[[$IN2:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
+// CHECK-LABEL: func.func @conv_1x1_strided
+// CHECK: %[[SUB:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 16, 3, 4] [1, 1, 2, 2] : tensor<1x16x5x7xf32> to tensor<1x16x3x4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [#[[$IN2]],
+// CHECK-SAME: ins(%[[SUB]],
+func.func @conv_1x1_strided(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<1x8x3x4xf32> {
+  %y = infer.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x3x4xf32>
+  return %y : tensor<1x8x3x4xf32>
+}

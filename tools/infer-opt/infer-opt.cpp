@@ -535,7 +535,8 @@ int main(int argc, char **argv) {
                  "a scalar). Repeatable. Shape computations then fold to constants")
       ->allow_extra_args(false);
   app.add_option("--max-fold-elements", opts.maxFoldElements,
-                 "Largest non-splat tensor (in elements) constant folding may create")
+                 "Largest non-splat tensor (in elements) constant folding may create "
+                 "(transposes of constants are exempt: they only move bytes)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--max-tensor-bytes", opts.maxTensorBytes,

@@ -192,12 +192,13 @@ constexpr int64_t kParallelIterations = int64_t(1) << 15;
 
 /// Tiles `op` with `sizes` as loops of `type`; returns the tiled op.
 Operation *tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
-                scf::SCFTilingOptions::LoopType type) {
+                scf::SCFTilingOptions::LoopType type, ArrayRef<int64_t> interchange = {}) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setLoopType(type);
+  options.setInterchange(interchange);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled =
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
@@ -205,6 +206,39 @@ Operation *tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
     return nullptr;
   rewriter.replaceOp(op, tiled->replacements);
   return tiled->tiledOps.front();
+}
+
+/// The order of a contraction's tile loops (an interchange of its loop
+/// dims), so that its larger input is streamed from memory once: the loop
+/// over the vector dim outermost when the operand read along it (a MatMul's
+/// weight, GPT-2's 154 MB lm_head) is the larger one, so that each of its
+/// column panels stays in cache while every row tile of the other operand
+/// passes by. Else (a convolution's weights larger than its im2col input)
+/// the natural order, rows outermost. Empty: the natural order.
+SmallVector<int64_t> contractionLoopOrder(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!llvm::any_of(iterators, linalg::isReductionIterator) || outMap.getNumResults() == 0)
+    return {};
+  auto inner = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!inner)
+    return {};
+  int64_t alongInner = 0, others = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<ShapedType>(input->get().getType());
+    if (!type || !type.hasStaticShape())
+      return {};
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    (op.getMatchingIndexingMap(input).isFunctionOfDim(inner.getPosition()) ? alongInner
+                                                                          : others) += bytes;
+  }
+  if (alongInner <= others)
+    return {};
+  SmallVector<int64_t> order = {inner.getPosition()};
+  for (int64_t dim = 0, e = iterators.size(); dim < e; ++dim)
+    if (dim != inner.getPosition())
+      order.push_back(dim);
+  return order;
 }
 
 /// Tiles `op` with `sizes` and vectorizes the tile; leaves `op` alone when
@@ -228,7 +262,8 @@ void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int6
                   llvm::any_of(parallelSizes, [](int64_t s) { return s != 0; });
   Operation *target = op;
   if (threaded) {
-    target = tile(rewriter, target, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+    target = tile(rewriter, target, parallelSizes, scf::SCFTilingOptions::LoopType::ForallOp,
+                  contractionLoopOrder(op));
     if (target)
       target = tile(rewriter, target, reductionSizes, scf::SCFTilingOptions::LoopType::ForOp);
   } else {

@@ -140,14 +140,42 @@ std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
   return sizes;
 }
 
+/// The vector dim of `op` (the output's innermost, a parallel loop) and
+/// the lanes of one vector register of the output's element type.
+std::optional<std::pair<unsigned, int64_t>> vectorDim(linalg::LinalgOp op) {
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!dim || !linalg::isParallelIterator(op.getIteratorTypesArray()[dim.getPosition()]))
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  return std::make_pair(dim.getPosition(), kVectorBytes / (element.getIntOrFloatBitWidth() / 8));
+}
+
+/// The largest multiple of `lanes` not above `limit` that divides `range`
+/// (0 if none): vector tiles of whole registers. A 14-lane tile (a 14x14
+/// feature map) compiled to element-by-element code.
+int64_t laneDivisorAtMost(int64_t range, int64_t limit, int64_t lanes) {
+  for (int64_t d = limit / lanes * lanes; d >= lanes; d -= lanes)
+    if (range % d == 0)
+      return d;
+  return 0;
+}
+
 /// Tile sizes for `op` (0: not tiled), each the largest divisor of its
-/// range not above the wanted tile; nullopt to leave the op alone.
+/// range not above the wanted tile, whole registers along the vector dim
+/// when its range allows; nullopt to leave the op alone.
 std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
   std::optional<SmallVector<int64_t>> sizes = wantedTileSizes(op);
   if (!sizes)
     return std::nullopt;
-  for (auto [size, range] : llvm::zip(*sizes, op.getStaticLoopRanges())) {
-    size = divisorAtMost(range, size);
+  std::optional<std::pair<unsigned, int64_t>> vector = vectorDim(op);
+  for (auto [dim, size, range] : llvm::enumerate(*sizes, op.getStaticLoopRanges())) {
+    int64_t whole = vector && vector->first == dim
+                        ? laneDivisorAtMost(range, size, vector->second)
+                        : 0;
+    size = whole ? whole : divisorAtMost(range, size);
     if (size == range) // A tile as large as its range needs no loop.
       size = 0;
   }
@@ -155,23 +183,28 @@ std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
 }
 
 /// Splits `op` along each parallel dim whose best dividing tile is less
-/// than half the wanted one, at the last multiple of the wanted tile: a part
-/// that whole tiles divide, and a remainder smaller than one tile. Returns
-/// the parts (just `op` when nothing is split).
+/// than half the wanted one (along the vector dim: that no tile of whole
+/// registers divides), at the last multiple of the wanted tile: a part that
+/// whole tiles divide, and a remainder smaller than one tile. Returns the
+/// parts (just `op` when nothing is split).
 SmallVector<linalg::LinalgOp> splitForWholeTiles(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<linalg::LinalgOp> parts = {op};
   std::optional<SmallVector<int64_t>> wanted = wantedTileSizes(op);
   if (!wanted)
     return parts;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<std::pair<unsigned, int64_t>> vector = vectorDim(op);
   for (auto [dim, tile] : llvm::enumerate(*wanted)) {
     if (tile <= 1 || !linalg::isParallelIterator(iterators[dim]))
       continue;
+    bool isVectorDim = vector && vector->first == dim;
     SmallVector<linalg::LinalgOp> next;
     for (linalg::LinalgOp part : parts) {
       int64_t range = part.getStaticLoopRanges()[dim];
       int64_t whole = range / tile * tile;
-      if (whole == 0 || whole == range || 2 * divisorAtMost(range, tile) > tile) {
+      bool divides = isVectorDim ? laneDivisorAtMost(range, tile, vector->second) != 0
+                                 : 2 * divisorAtMost(range, tile) > tile;
+      if (whole == 0 || whole == range || divides) {
         next.push_back(part);
         continue;
       }

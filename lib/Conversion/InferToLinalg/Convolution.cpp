@@ -127,6 +127,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
       padded = tensor::ExtractSliceOp::create(rewriter, loc, padded, offsets, sizes, steps);
     }
     strides = effectiveStrides;
+    if (windowDims.empty() && group == 1 && spatial > 1)
+      return lowerPointwise(rewriter, op, padded, resultType);
     unsigned numDims = 3 + spatial + windowDims.size();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     AffineExpr cIndex = d(1).floorDiv(mPerGroup) * cPerGroup + d(2 + spatial);
@@ -169,6 +171,41 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
                                         AffineMap::get(numDims, 0, outExprs, ctx)},
                                        iterators);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// An ungrouped convolution without windows or strides (a 1x1 one, after
+  /// the strided slice) as a contraction over one flattened spatial dim:
+  /// out[n, m, h·w] += x[n, c, h·w] · w[m, c]. The flattened dim is the
+  /// tile's vector dim: 56x56 maps give 3136 (whole 16-lane tiles) and 7x7
+  /// ones 49, instead of rows of 7 or 14 lanes.
+  static LogicalResult lowerPointwise(PatternRewriter &rewriter, ConvOp op,
+                                      Value padded, RankedTensorType resultType) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = resultType.getRank();
+    SmallVector<ReassociationIndices> flatten = {{0}, {1}, {}};
+    for (int64_t i = 2; i < rank; ++i)
+      flatten.back().push_back(i);
+    SmallVector<ReassociationIndices> weightFlatten = {{0}, {}};
+    for (int64_t i = 1; i < rank; ++i)
+      weightFlatten.back().push_back(i);
+    Value x = tensor::CollapseShapeOp::create(rewriter, loc, padded, flatten);
+    Value w = tensor::CollapseShapeOp::create(rewriter, loc, op.getWeight(), weightFlatten);
+    Value init = tensor::CollapseShapeOp::create(
+        rewriter, loc, accumulatorInit(rewriter, loc, resultType, op.getBias()), flatten);
+    // Loop dims: n, m, p (flattened spatial), c.
+    auto map = [&](ArrayRef<unsigned> dims) {
+      SmallVector<AffineExpr> exprs;
+      for (unsigned d : dims)
+        exprs.push_back(getAffineDimExpr(d, ctx));
+      return AffineMap::get(4, 0, exprs, ctx);
+    };
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value flat = buildConvAccumulate(rewriter, loc, init, ValueRange{x, w},
+                                     {map({0, 3, 2}), map({1, 3}), map({0, 1, 2})}, iterators);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, flat, flatten);
     return success();
   }
 

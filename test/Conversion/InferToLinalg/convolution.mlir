@@ -227,14 +227,20 @@ func.func @resize_nearest(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
 
 // -----
 
-// Tests that a 1x1 stride-1 Conv has no window loops: its maps are
-// projected permutations (a contraction over the input channels).
-// CHECK-DAG: #[[$IN1:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
-// CHECK-DAG: #[[$W1:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, 0, 0)>
+// Tests that a 1x1 stride-1 Conv has no window loops and flattens its
+// spatial dims: a contraction over the input channels whose vector dim is
+// h*w (35 here).
+// CHECK-DAG: #[[$IN1:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$W1:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-DAG: #[[$OUT1:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @conv_1x1
+// CHECK: %[[X:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x16x5x7xf32> into tensor<1x16x35xf32>
+// CHECK: %[[W:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<8x16x1x1xf32> into tensor<8x16xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: indexing_maps = [#[[$IN1]], #[[$W1]], #{{[a-z0-9]+}}]
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: indexing_maps = [#[[$IN1]], #[[$W1]], #[[$OUT1]]]
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]], %[[W]] :
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3]] output_shape [1, 8, 5, 7] : tensor<1x8x35xf32> into tensor<1x8x5x7xf32>
 func.func @conv_1x1(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<1x8x5x7xf32> {
   %y = infer.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x5x7xf32>
   return %y : tensor<1x8x5x7xf32>
@@ -245,12 +251,11 @@ func.func @conv_1x1(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tenso
 // Tests that a 1x1 stride-2 Conv (ResNet's projections) takes every other
 // input row and column with one strided slice, then is the same
 // contraction as a stride-1 one.
-// CHECK-DAG: #[[$IN2:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
 // CHECK-LABEL: func.func @conv_1x1_strided
 // CHECK: %[[SUB:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 16, 3, 4] [1, 1, 2, 2] : tensor<1x16x5x7xf32> to tensor<1x16x3x4xf32>
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[SUB]] {{\[}}[0], [1], [2, 3]] : tensor<1x16x3x4xf32> into tensor<1x16x12xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: indexing_maps = [#[[$IN2]],
-// CHECK-SAME: ins(%[[SUB]],
+// CHECK-SAME: ins(%[[FLAT]],
 func.func @conv_1x1_strided(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) -> tensor<1x8x3x4xf32> {
   %y = infer.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x3x4xf32>
   return %y : tensor<1x8x3x4xf32>

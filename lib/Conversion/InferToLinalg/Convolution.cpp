@@ -152,25 +152,65 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
     iterators.append(1 + windowDims.size(), utils::IteratorType::reduction);
     Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
-    Value source = padded;
-    AffineMap sourceMap = AffineMap::get(numDims, 0, inExprs, ctx);
-    if (group == 1 && !windowDims.empty()) {
-      if (Value col = im2col(rewriter, loc, padded, resultType, windowDims, w, strides, dilations)) {
-        // col is indexed (n, c', k_j..., out_i...): all loop dims.
-        SmallVector<AffineExpr> colExprs = {d(0), d(2 + spatial)};
-        for (size_t j = 0; j < windowDims.size(); ++j)
-          colExprs.push_back(d(3 + spatial + j));
-        for (int64_t i = 0; i < spatial; ++i)
-          colExprs.push_back(d(2 + i));
-        source = col;
-        sourceMap = AffineMap::get(numDims, 0, colExprs, ctx);
-      }
-    }
-    Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{source, op.getWeight()},
-                                       {sourceMap, AffineMap::get(numDims, 0, wExprs, ctx),
+    if (group == 1 && !windowDims.empty())
+      if (Value col = im2col(rewriter, loc, padded, resultType, windowDims, w, strides, dilations))
+        return lowerWithIm2col(rewriter, op, col, init, windowDims);
+    Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{padded, op.getWeight()},
+                                       {AffineMap::get(numDims, 0, inExprs, ctx),
+                                        AffineMap::get(numDims, 0, wExprs, ctx),
                                         AffineMap::get(numDims, 0, outExprs, ctx)},
                                        iterators);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Output positions flattened: [n, m, out_0, ..., out_{s-1}] -> [n, m, p].
+  static SmallVector<ReassociationIndices> flattenSpatial(int64_t rank, int64_t keep = 2) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < keep; ++i)
+      groups.push_back({i});
+    groups.emplace_back();
+    for (int64_t i = keep; i < rank; ++i)
+      groups.back().push_back(i);
+    return groups;
+  }
+
+  /// The contraction of an im2col copy `col` (indexed n, c', k_j..., out_i...)
+  /// with the weight, over the output positions flattened into one dim p:
+  /// out[n, m, p] += col[n, c', k..., p] · w[m, c', k...]. As for 1x1
+  /// convolutions, p is the tile's vector dim (14x14 maps: 196 positions,
+  /// whole registers, instead of rows of 14 lanes).
+  static LogicalResult lowerWithIm2col(PatternRewriter &rewriter, ConvOp op, Value col,
+                                       Value init, ArrayRef<int64_t> windowDims) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType resultType = op.getType();
+    int64_t spatial = resultType.getRank() - 2, windows = windowDims.size();
+    auto colType = cast<RankedTensorType>(col.getType());
+    Value colFlat = tensor::CollapseShapeOp::create(
+        rewriter, loc, col, flattenSpatial(colType.getRank(), 2 + windows));
+    SmallVector<ReassociationIndices> outFlatten = flattenSpatial(resultType.getRank());
+    Value initFlat = tensor::CollapseShapeOp::create(rewriter, loc, init, outFlatten);
+    // Loop dims: n, m, p, c', k_j...
+    unsigned numDims = 4 + windows;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> colExprs = {d(0), d(3)}, wExprs = {d(1), d(3)};
+    for (int64_t j = 0; j < windows; ++j)
+      colExprs.push_back(d(4 + j));
+    colExprs.push_back(d(2));
+    for (int64_t i = 0; i < spatial; ++i) {
+      auto window = llvm::find(windowDims, i);
+      wExprs.push_back(window != windowDims.end() ? d(4 + (window - windowDims.begin()))
+                                                  : getAffineConstantExpr(0, ctx));
+    }
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    iterators.append(1 + windows, utils::IteratorType::reduction);
+    Value flat = buildConvAccumulate(
+        rewriter, loc, initFlat, ValueRange{colFlat, op.getWeight()},
+        {AffineMap::get(numDims, 0, colExprs, ctx), AffineMap::get(numDims, 0, wExprs, ctx),
+         AffineMap::get(numDims, 0, {d(0), d(1), d(2)}, ctx)},
+        iterators);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, flat, outFlatten);
     return success();
   }
 
@@ -184,12 +224,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     int64_t rank = resultType.getRank();
-    SmallVector<ReassociationIndices> flatten = {{0}, {1}, {}};
-    for (int64_t i = 2; i < rank; ++i)
-      flatten.back().push_back(i);
-    SmallVector<ReassociationIndices> weightFlatten = {{0}, {}};
-    for (int64_t i = 1; i < rank; ++i)
-      weightFlatten.back().push_back(i);
+    SmallVector<ReassociationIndices> flatten = flattenSpatial(rank);
+    SmallVector<ReassociationIndices> weightFlatten = flattenSpatial(rank, 1);
     Value x = tensor::CollapseShapeOp::create(rewriter, loc, padded, flatten);
     Value w = tensor::CollapseShapeOp::create(rewriter, loc, op.getWeight(), weightFlatten);
     Value init = tensor::CollapseShapeOp::create(

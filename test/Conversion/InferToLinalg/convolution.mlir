@@ -3,14 +3,15 @@
 // Tests that Conv pads the spatial dims with zeros (begin pads low, end pads
 // high), copies the padded input im2col-style (col[n, c, k0, k1, o0, o1] =
 // padded[n, c, o * stride + k * dilation]), and contracts col with the
-// weight into the bias broadcast along the channel dim.
+// weight into the bias broadcast along the channel dim, over the output
+// positions flattened into one dim (o0 * 4 + o1).
 // CHECK-DAG: #[[$BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$COLREAD:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 2 + d3)>
 // CHECK-DAG: #[[$ID6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
-// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d5, d6, d2, d3)>
-// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
-// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5, d2)>
+// CHECK-DAG: #[[$WK:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4, d5)>
+// CHECK-DAG: #[[$FLAT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @conv_pads_strides_dilations_bias
 // CHECK-SAME: %[[X:.+]]: tensor<1x3x9x9xf32>, %[[W:.+]]: tensor<8x3x3x3xf32>, %[[B:.+]]: tensor<8xf32>
 func.func @conv_pads_strides_dilations_bias(%x: tensor<1x3x9x9xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
@@ -24,15 +25,18 @@ func.func @conv_pads_strides_dilations_bias(%x: tensor<1x3x9x9xf32>, %w: tensor<
   // CHECK: %[[COL:.+]] = linalg.generic
   // CHECK-SAME: indexing_maps = [#[[$COLREAD]], #[[$ID6]]]
   // CHECK-SAME: ins(%[[PAD]] : tensor<1x3x11x9xf32>) outs(%{{.+}} : tensor<1x3x3x3x4x4xf32>)
+  // CHECK: %[[COLFLAT:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0], [1], [2], [3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x3x3x3x16xf32>
+  // CHECK: %[[INITFLAT:.+]] = tensor.collapse_shape %[[INIT]] {{\[}}[0], [1], [2, 3]] : tensor<1x8x4x4xf32> into tensor<1x8x16xf32>
   // CHECK: %[[R:.+]] = linalg.generic
-  // CHECK-SAME: indexing_maps = [#[[$IN]], #[[$W]], #[[$OUT]]]
-  // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-  // CHECK-SAME: ins(%[[COL]], %[[W]] : tensor<1x3x3x3x4x4xf32>, tensor<8x3x3x3xf32>) outs(%[[INIT]] : tensor<1x8x4x4xf32>)
+  // CHECK-SAME: indexing_maps = [#[[$COL]], #[[$WK]], #[[$FLAT]]]
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+  // CHECK-SAME: ins(%[[COLFLAT]], %[[W]] : tensor<1x3x3x3x16xf32>, tensor<8x3x3x3xf32>) outs(%[[INITFLAT]] : tensor<1x8x16xf32>)
   // CHECK: ^bb0(%[[I:.+]]: f32, %[[K:.+]]: f32, %[[ACC:.+]]: f32):
   // CHECK: %[[P:.+]] = arith.mulf %[[I]], %[[K]] : f32
   // CHECK: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
   // CHECK: linalg.yield %[[S]] : f32
-  // CHECK: return %[[R]]
+  // CHECK: %[[OUT:.+]] = tensor.expand_shape %[[R]] {{\[}}[0], [1], [2, 3]] output_shape [1, 8, 4, 4]
+  // CHECK: return %[[OUT]]
   %y = infer.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>, dilations = array<i64: 2, 1>, group = 1 : i64} : (tensor<1x3x9x9xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
   return %y : tensor<1x8x4x4xf32>
 }

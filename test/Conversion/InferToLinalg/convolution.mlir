@@ -75,33 +75,55 @@ func.func @conv_grouped(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> ten
 
 // -----
 
-// Tests that ConvTranspose spreads the input by the stride into a zero
-// tensor (strided tensor.insert_slice at offset (k - 1) - pad), then runs a
-// stride-1 convolution reading the weight flipped with its channel dims
-// swapped; an unused [C, k...] operand gives the reduction loops their bounds.
-// CHECK-DAG: #[[$BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
-// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 4) * 8 + d4, d2 + d5, d3 + d6)>
-// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> ((d1 floordiv 4) * 8 + d4, d1 mod 4, -d5 + 1, -d6 + 1)>
-// CHECK-DAG: #[[$EXTENT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6)>
-// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// Tests that an ungrouped ConvTranspose spreads the input by the stride into
+// a zero tensor (strided tensor.insert_slice at offset (k - 1) - pad), flips
+// the weight with its channel dims swapped into a copy, and is then a
+// stride-1 convolution like any other (im2col, flattened contraction).
+// CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 1, -d3 + 1)>
 // CHECK-LABEL: func.func @conv_transpose_strided
 // CHECK-SAME: %[[X:.+]]: tensor<1x8x4x4xf32>, %[[W:.+]]: tensor<8x4x2x2xf32>, %[[B:.+]]: tensor<4xf32>
 func.func @conv_transpose_strided(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
   // CHECK: %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x8x9x9xf32>)
   // CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 2, 2] : tensor<1x8x4x4xf32> into tensor<1x8x9x9xf32>
-  // CHECK: %[[INIT:.+]] = linalg.generic
-  // CHECK-SAME: indexing_maps = [#[[$BIAS]], #{{.+}}]
+  // CHECK: %[[FLIPPED:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$FLIP]], #{{.+}}]
+  // CHECK-SAME: ins(%[[W]] : tensor<8x4x2x2xf32>) outs(%{{.+}} : tensor<4x8x2x2xf32>)
+  // CHECK: linalg.generic
   // CHECK-SAME: ins(%[[B]] : tensor<4xf32>)
-  // CHECK: %[[EXT:.+]] = tensor.empty() : tensor<8x2x2xf32>
+  // CHECK: %[[COL:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[SPREAD]] : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<1x8x2x2x8x8xf32>)
+  // CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[COL]]
+  // CHECK: linalg.generic
+  // CHECK-SAME: ins(%[[FLAT]], %[[FLIPPED]] : tensor<1x8x2x2x64xf32>, tensor<4x8x2x2xf32>) outs(%{{.+}} : tensor<1x4x64xf32>)
+  // CHECK: tensor.expand_shape
+  %y = infer.conv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Tests that a grouped ConvTranspose (2 groups of 4 input and 4 output
+// channels) is one loop nest reading the weight flipped with its channel
+// dims swapped; an unused [C/G, k...] operand gives the reduction loops
+// their bounds.
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 4) * 4 + d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> ((d1 floordiv 4) * 4 + d4, d1 mod 4, -d5 + 1, -d6 + 1)>
+// CHECK-DAG: #[[$EXTENT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_transpose_grouped
+// CHECK-SAME: %[[X:.+]]: tensor<1x8x4x4xf32>, %[[W:.+]]: tensor<8x4x2x2xf32>
+func.func @conv_transpose_grouped(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>) -> tensor<1x8x8x8xf32> {
+  // CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 2, 2]
+  // CHECK: %[[EXT:.+]] = tensor.empty() : tensor<4x2x2xf32>
   // CHECK: linalg.generic
   // CHECK-SAME: indexing_maps = [#[[$IN]], #[[$W]], #[[$EXTENT]], #[[$OUT]]]
   // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-  // CHECK-SAME: ins(%[[SPREAD]], %[[W]], %[[EXT]] : tensor<1x8x9x9xf32>, tensor<8x4x2x2xf32>, tensor<8x2x2xf32>) outs(%[[INIT]] : tensor<1x4x8x8xf32>)
+  // CHECK-SAME: ins(%[[SPREAD]], %[[W]], %[[EXT]] : tensor<1x8x9x9xf32>, tensor<8x4x2x2xf32>, tensor<4x2x2xf32>)
   // CHECK: ^bb0(%[[I:.+]]: f32, %[[K:.+]]: f32, %{{.+}}: f32, %[[ACC:.+]]: f32):
   // CHECK: %[[P:.+]] = arith.mulf %[[I]], %[[K]] : f32
   // CHECK: arith.addf %[[ACC]], %[[P]] : f32
-  %y = infer.conv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
-  return %y : tensor<1x4x8x8xf32>
+  %y = infer.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 2 : i64} : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
 }
 
 // -----

@@ -62,13 +62,7 @@ static inferrt_status allocate(const TensorInfo &info, Buffer &buffer) {
   return nullptr;
 }
 
-extern "C" {
-
-INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engine,
-                                                     inferrt_context **out) {
-  if (!engine || !out)
-    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_create: null argument");
-  *out = nullptr;
+static inferrt_status createContext(const inferrt_engine *engine, inferrt_context **out) {
   auto context = std::make_unique<inferrt_context_s>();
   context->engine = engine;
   context->inputs.resize(engine->inputs.size());
@@ -94,6 +88,22 @@ INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engin
   context->arguments.push_back(context->arena.descriptor.data());
   *out = context.release();
   return nullptr;
+}
+
+extern "C" {
+
+INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engine,
+                                                     inferrt_context **out) {
+  if (!engine || !out)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_create: null argument");
+  *out = nullptr;
+  // Nothing may escape the C API: allocation failures become statuses, and
+  // what was allocated before is freed (the unique_ptr and the buffers).
+  try {
+    return createContext(engine, out);
+  } catch (const std::bad_alloc &) {
+    return makeStatus(INFERRT_INTERNAL, "out of host memory creating a context");
+  }
 }
 
 INFERRT_EXPORT void inferrt_context_free(inferrt_context *context) { delete context; }

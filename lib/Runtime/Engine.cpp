@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "Json.h"
 
 #include "inferrt/engine_format.h"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -43,20 +43,20 @@ size_t inferrt::dtypeBytes(const std::string &dtype) {
 namespace {
 
 /// A shape's bytes, or 0 with `error` set if a dim is bad or it is too big.
-size_t shapeBytes(const nlohmann::json &shape, size_t elementBytes, std::vector<int64_t> &dims,
+size_t shapeBytes(const json::Value &shape, size_t elementBytes, std::vector<int64_t> &dims,
                   const char *&error) {
   error = nullptr;
-  if (!shape.is_array() || shape.size() > 32) {
+  if (!shape.isArray() || shape.items.size() > 32) {
     error = "a bad shape";
     return 0;
   }
   size_t bytes = elementBytes;
-  for (const auto &dim : shape) {
-    if (!dim.is_number_integer() || dim.get<int64_t>() < 0) {
+  for (const json::Value &dim : shape.items) {
+    if (!dim.isInteger || dim.integer < 0) {
       error = "a bad dim";
       return 0;
     }
-    int64_t d = dim.get<int64_t>();
+    int64_t d = dim.integer;
     if (d != 0 && bytes > (size_t(1) << 40) / static_cast<size_t>(d)) {
       error = "an implausibly large shape";
       return 0;
@@ -67,28 +67,28 @@ size_t shapeBytes(const nlohmann::json &shape, size_t elementBytes, std::vector<
   return bytes;
 }
 
-inferrt_status parseTensors(const nlohmann::json &list, const char *what,
+inferrt_status parseTensors(const json::Value *list, const char *what,
                             std::vector<TensorInfo> &out) {
-  if (!list.is_array())
+  if (!list || !list->isArray())
     return makeStatus(INFERRT_INVALID_ENGINE, "metadata: '%s' is not a list", what);
-  for (const auto &item : list) {
-    if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
-        !item.contains("dtype") || !item["dtype"].is_string() || !item.contains("shape") ||
-        !item["shape"].is_array())
+  for (const json::Value &item : list->items) {
+    const json::Value *name = item.find("name"), *dtype = item.find("dtype"),
+                      *shape = item.find("shape");
+    if (!name || !name->isString() || !dtype || !dtype->isString() || !shape || !shape->isArray())
       return makeStatus(INFERRT_INVALID_ENGINE, "metadata: an entry of '%s' lacks name, dtype or shape",
                         what);
     TensorInfo t;
-    t.name = item["name"].get<std::string>();
-    t.dtype = item["dtype"].get<std::string>();
+    t.name = name->text;
+    t.dtype = dtype->text;
     t.elementBytes = dtypeBytes(t.dtype);
     if (!t.elementBytes)
       return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has unknown dtype '%s'", what,
                         t.name.c_str(), t.dtype.c_str());
-    if (item["shape"].size() > INFERRT_MAX_RANK)
+    if (shape->items.size() > INFERRT_MAX_RANK)
       return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has rank %zu (max %d)", what,
-                        t.name.c_str(), item["shape"].size(), INFERRT_MAX_RANK);
+                        t.name.c_str(), shape->items.size(), INFERRT_MAX_RANK);
     const char *error;
-    size_t bytes = shapeBytes(item["shape"], t.elementBytes, t.shape, error);
+    size_t bytes = shapeBytes(*shape, t.elementBytes, t.shape, error);
     if (error)
       return makeStatus(INFERRT_INVALID_ENGINE, "metadata: %s '%s' has %s", what, t.name.c_str(),
                         error);
@@ -179,42 +179,49 @@ inferrt_status verifyLayout(std::string_view file, const std::string &path,
 /// is 256-byte aligned) and the arena size.
 inferrt_status loadPlan(std::string_view text, std::string_view weights, const char *path,
                         inferrt_engine_s &engine) {
-  nlohmann::json plan = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (plan.is_discarded() || !plan.is_object())
+  json::Value plan;
+  if (!json::parse(text, plan) || !plan.isObject())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan is not valid JSON", path);
-  const nlohmann::json expectedArguments = {"inputs", "weights", "outputs", "arena"};
-  if (plan.value("arguments", nlohmann::json()) != expectedArguments)
+  const json::Value *arguments = plan.find("arguments");
+  const char *expectedArguments[] = {"inputs", "weights", "outputs", "arena"};
+  bool knownConvention = arguments && arguments->isArray() && arguments->items.size() == 4;
+  for (size_t i = 0; knownConvention && i < 4; ++i)
+    knownConvention = arguments->items[i].isString() && arguments->items[i].text == expectedArguments[i];
+  if (!knownConvention)
     return makeStatus(INFERRT_INVALID_ENGINE,
                       "'%s': the plan has an unknown calling convention (an older or newer "
                       "infer-opt built it): recompile the engine",
                       path);
-  const nlohmann::json &kernels = plan.value("kernels", nlohmann::json());
-  if (!kernels.is_array() || kernels.size() != 1 || !kernels[0].is_object() ||
-      kernels[0].value("symbol", "") != "inferrt_entry")
+  const json::Value *kernels = plan.find("kernels");
+  const json::Value *symbol =
+      kernels && kernels->isArray() && kernels->items.size() == 1 ? kernels->items[0].find("symbol")
+                                                                   : nullptr;
+  if (!symbol || !symbol->isString() || symbol->text != "inferrt_entry")
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan must call one kernel, 'inferrt_entry'",
                       path);
-  const nlohmann::json &arena = plan.value("arena", nlohmann::json());
-  if (!arena.is_object() || !arena.contains("bytes") || !arena["bytes"].is_number_unsigned() ||
-      arena["bytes"].get<uint64_t>() > (uint64_t(1) << 40))
+  const json::Value *arena = plan.find("arena");
+  const json::Value *arenaBytes = arena ? arena->find("bytes") : nullptr;
+  if (!arenaBytes || !arenaBytes->isUnsigned || arenaBytes->unsignedInteger > (uint64_t(1) << 40))
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan's arena size is missing or implausible",
                       path);
-  engine.arenaBytes = arena["bytes"].get<uint64_t>();
+  engine.arenaBytes = arenaBytes->unsignedInteger;
 
-  const nlohmann::json &table = plan.value("weights", nlohmann::json());
-  if (!table.is_array())
+  const json::Value *table = plan.find("weights");
+  if (!table || !table->isArray())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan lacks its weights table", path);
-  for (size_t i = 0; i < table.size(); ++i) {
-    const nlohmann::json &w = table[i];
-    if (!w.is_object() || !w.contains("offset") || !w["offset"].is_number_unsigned() ||
-        !w.contains("bytes") || !w["bytes"].is_number_unsigned() || !w.contains("dtype") ||
-        !w["dtype"].is_string() || !w.contains("shape"))
+  for (size_t i = 0; i < table->items.size(); ++i) {
+    const json::Value &w = table->items[i];
+    const json::Value *offsetValue = w.find("offset"), *bytesValue = w.find("bytes"),
+                      *dtype = w.find("dtype"), *shapeValue = w.find("shape");
+    if (!offsetValue || !offsetValue->isUnsigned || !bytesValue || !bytesValue->isUnsigned ||
+        !dtype || !dtype->isString() || !shapeValue)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu lacks offset, bytes, dtype or shape",
                         path, i);
-    uint64_t offset = w["offset"].get<uint64_t>(), bytes = w["bytes"].get<uint64_t>();
+    uint64_t offset = offsetValue->unsignedInteger, bytes = bytesValue->unsignedInteger;
     std::vector<int64_t> shape;
     const char *error = "an unknown dtype";
-    size_t elementBytes = dtypeBytes(w["dtype"].get<std::string>());
-    size_t expected = elementBytes ? shapeBytes(w["shape"], elementBytes, shape, error) : 0;
+    size_t elementBytes = dtypeBytes(dtype->text);
+    size_t expected = elementBytes ? shapeBytes(*shapeValue, elementBytes, shape, error) : 0;
     if (error || expected != bytes)
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s': weight %zu has %s", path, i,
                         error ? error : "a size that does not match its shape");
@@ -318,12 +325,12 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
                       "the engine for this target",
                       path, engine->target.c_str(), kHostTarget);
   engine->metadataJson = std::string(sections[INFERRT_SECTION_METADATA]);
-  nlohmann::json metadata = nlohmann::json::parse(engine->metadataJson, nullptr, false);
-  if (metadata.is_discarded() || !metadata.is_object())
+  json::Value metadata;
+  if (!json::parse(engine->metadataJson, metadata) || !metadata.isObject())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the metadata is not valid JSON", path);
-  if (inferrt_status s = parseTensors(metadata.value("inputs", nlohmann::json()), "input", engine->inputs))
+  if (inferrt_status s = parseTensors(metadata.find("inputs"), "input", engine->inputs))
     return s;
-  if (inferrt_status s = parseTensors(metadata.value("outputs", nlohmann::json()), "output", engine->outputs))
+  if (inferrt_status s = parseTensors(metadata.find("outputs"), "output", engine->outputs))
     return s;
   if (inferrt_status s =
           loadPlan(sections[INFERRT_SECTION_PLAN], sections[INFERRT_SECTION_WEIGHTS], path, *engine))

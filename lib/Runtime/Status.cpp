@@ -18,8 +18,11 @@ inferrt_status inferrt::makeStatus(inferrt_status_code code, const char *format,
   va_start(args, format);
   std::vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
-  inferrt_status status = new (std::nothrow) inferrt_status_s{code, buffer};
-  return status ? status : &outOfMemory;
+  try {
+    return new inferrt_status_s{code, buffer};
+  } catch (const std::bad_alloc &) { // The status or its message's copy.
+    return &outOfMemory;
+  }
 }
 
 extern "C" {

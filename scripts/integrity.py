@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import random
 import subprocess
 import sys
@@ -28,7 +29,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BUILD = REPO / "build"
+# The same overrides as the Python tests (test/python/infer_cpu.py).
+INFER_OPT = Path(os.environ.get("INFER_OPT", REPO / "build" / "bin" / "infer-opt"))
+LIBINFERRT = Path(os.environ.get("LIBINFERRT", REPO / "build" / "lib" / "libinferrt.so"))
 
 
 def main() -> int:
@@ -44,7 +47,7 @@ def main() -> int:
                         help="also print each distinct message (the engine path shown as P)")
     args = parser.parse_args()
 
-    lib = ctypes.CDLL(str(BUILD / "lib" / "libinferrt.so"))
+    lib = ctypes.CDLL(str(LIBINFERRT))
     lib.inferrt_engine_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
     lib.inferrt_engine_load.restype = ctypes.c_void_p
     lib.inferrt_engine_free.argtypes = [ctypes.c_void_p]
@@ -56,7 +59,7 @@ def main() -> int:
         engine = args.engine
         if args.model:
             engine = Path(tmp) / "model.engine"
-            command = [str(BUILD / "bin" / "infer-opt"), str(args.model), "--emit=engine", "-o", str(engine)]
+            command = [str(INFER_OPT), str(args.model), "--emit=engine", "-o", str(engine)]
             for shape in args.input_shape:
                 command += ["--input-shape", shape]
             subprocess.run(command, check=True)

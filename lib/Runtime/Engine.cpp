@@ -12,7 +12,6 @@
 
 #include "inferrt/engine_format.h"
 
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>

@@ -72,16 +72,34 @@ private:
     }
   }
 
-  bool object(Value &out, int depth) {
-    out.kind = Value::Kind::Object;
-    ++pos; // '{'
+  /// The elements of an object or array up to `close`, separated by
+  /// commas, each read by `element` (at pos, past leading whitespace).
+  template <typename Element>
+  bool sequence(char close, Element element) {
+    ++pos; // The opening bracket.
     skipSpace();
-    if (pos < s.size() && s[pos] == '}') {
+    if (pos < s.size() && s[pos] == close) {
       ++pos;
       return true;
     }
     while (true) {
       skipSpace();
+      if (!element())
+        return false;
+      skipSpace();
+      if (pos >= s.size())
+        return false;
+      char c = s[pos++];
+      if (c == close)
+        return true;
+      if (c != ',')
+        return false;
+    }
+  }
+
+  bool object(Value &out, int depth) {
+    out.kind = Value::Kind::Object;
+    return sequence('}', [&] {
       Member member;
       if (pos >= s.size() || s[pos] != '"' || !string(member.key))
         return false;
@@ -91,38 +109,16 @@ private:
       if (!value(member.value, depth + 1))
         return false;
       out.members.push_back(std::move(member));
-      skipSpace();
-      if (pos >= s.size())
-        return false;
-      char c = s[pos++];
-      if (c == '}')
-        return true;
-      if (c != ',')
-        return false;
-    }
+      return true;
+    });
   }
 
   bool array(Value &out, int depth) {
     out.kind = Value::Kind::Array;
-    ++pos; // '['
-    skipSpace();
-    if (pos < s.size() && s[pos] == ']') {
-      ++pos;
-      return true;
-    }
-    while (true) {
+    return sequence(']', [&] {
       out.items.emplace_back();
-      if (!value(out.items.back(), depth + 1))
-        return false;
-      skipSpace();
-      if (pos >= s.size())
-        return false;
-      char c = s[pos++];
-      if (c == ']')
-        return true;
-      if (c != ',')
-        return false;
-    }
+      return value(out.items.back(), depth + 1);
+    });
   }
 
   static void appendUtf8(std::string &out, uint32_t cp) {

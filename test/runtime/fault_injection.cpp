@@ -53,14 +53,15 @@ size_t liveCount = 0;
 
 size_t slotOf(void *p) { return (reinterpret_cast<uintptr_t>(p) >> 4) * 0x9E3779B97F4A7C15ull % kSlots; }
 
-void remember(void *p) {
+/// Records `p` as live when tracking; returns it.
+void *remembered(void *p) {
   if (!p || !tracking)
-    return;
+    return p;
   for (size_t i = slotOf(p);; i = (i + 1) % kSlots)
     if (!live[i] || live[i] == reinterpret_cast<void *>(1)) {
       live[i] = p;
       ++liveCount;
-      return;
+      return p;
     }
 }
 
@@ -108,19 +109,9 @@ void stopTracking() {
 } // namespace
 
 extern "C" {
-void *malloc(size_t n) {
-  if (failNow())
-    return nullptr;
-  void *p = __libc_malloc(n);
-  remember(p);
-  return p;
-}
+void *malloc(size_t n) { return failNow() ? nullptr : remembered(__libc_malloc(n)); }
 void *calloc(size_t count, size_t n) {
-  if (failNow())
-    return nullptr;
-  void *p = __libc_calloc(count, n);
-  remember(p);
-  return p;
+  return failNow() ? nullptr : remembered(__libc_calloc(count, n));
 }
 void *realloc(void *old, size_t n) {
   if (failNow())
@@ -128,16 +119,12 @@ void *realloc(void *old, size_t n) {
   void *p = __libc_realloc(old, n);
   if (p) {
     forget(old);
-    remember(p);
+    remembered(p);
   }
   return p;
 }
 void *memalign(size_t alignment, size_t n) {
-  if (failNow())
-    return nullptr;
-  void *p = __libc_memalign(alignment, n);
-  remember(p);
-  return p;
+  return failNow() ? nullptr : remembered(__libc_memalign(alignment, n));
 }
 void *aligned_alloc(size_t alignment, size_t n) { return memalign(alignment, n); }
 int posix_memalign(void **out, size_t alignment, size_t n) {

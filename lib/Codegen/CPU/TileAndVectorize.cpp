@@ -90,7 +90,8 @@ std::optional<unsigned> contractionRows(linalg::LinalgOp op, unsigned inner) {
 }
 
 /// The tile each loop of `op` wants (1: not tiled, stepped by one), or
-/// nullopt to leave the op alone. Tiles may not divide the ranges yet.
+/// nullopt to leave the op alone (among others, when the vectorizer would
+/// refuse it). Tiles may not divide the ranges yet.
 std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
     return std::nullopt;
@@ -107,6 +108,8 @@ std::optional<SmallVector<int64_t>> wantedTileSizes(linalg::LinalgOp op) {
     if (!type.isIntOrIndexOrFloat() || type.isIndex() || type.getIntOrFloatBitWidth() < 8)
       return std::nullopt;
   }
+  if (failed(linalg::vectorizeOpPrecondition(op)))
+    return std::nullopt;
   Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
   int64_t lanes = kVectorBytes / (element.getIntOrFloatBitWidth() / 8);
 
@@ -252,38 +255,33 @@ Operation *tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
 /// the natural order, rows outermost. Empty: the natural order.
 SmallVector<int64_t> contractionLoopOrder(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!llvm::any_of(iterators, linalg::isReductionIterator) || outMap.getNumResults() == 0)
+  std::optional<std::pair<unsigned, int64_t>> vector = vectorDim(op);
+  if (!llvm::any_of(iterators, linalg::isReductionIterator) || !vector)
     return {};
-  auto inner = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!inner)
-    return {};
+  unsigned inner = vector->first;
   int64_t alongInner = 0, others = 0;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto type = dyn_cast<ShapedType>(input->get().getType());
     if (!type || !type.hasStaticShape())
       return {};
     int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    (op.getMatchingIndexingMap(input).isFunctionOfDim(inner.getPosition()) ? alongInner
-                                                                          : others) += bytes;
+    (op.getMatchingIndexingMap(input).isFunctionOfDim(inner) ? alongInner : others) += bytes;
   }
   if (alongInner <= others)
     return {};
-  SmallVector<int64_t> order = {inner.getPosition()};
+  SmallVector<int64_t> order = {inner};
   for (int64_t dim = 0, e = iterators.size(); dim < e; ++dim)
-    if (dim != inner.getPosition())
+    if (dim != inner)
       order.push_back(dim);
   return order;
 }
 
-/// Tiles `op` with `sizes` and vectorizes the tile; leaves `op` alone when
-/// the vectorizer would refuse it. Big ops tile their parallel dims with
+/// Tiles `op` with `sizes` (chooseTileSizes: the vectorizer accepts `op`)
+/// and vectorizes the tile. Big ops tile their parallel dims with
 /// scf.forall (run by the OpenMP runtime across threads, one whole tile per
 /// thread, so results do not depend on the thread count) and their
 /// reductions with scf.for inside.
 void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
-  if (failed(linalg::vectorizeOpPrecondition(op)))
-    return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t iterations = 1;
   for (int64_t r : ranges)
@@ -331,7 +329,7 @@ struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>
       return;
     SmallVector<linalg::LinalgOp> work;
     func.walk([&](linalg::LinalgOp op) {
-      if (chooseTileSizes(op) && succeeded(linalg::vectorizeOpPrecondition(op)))
+      if (chooseTileSizes(op))
         work.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -128,7 +128,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     }
     strides = effectiveStrides;
     if (windowDims.empty() && group == 1 && spatial > 1)
-      return lowerPointwise(rewriter, op, padded, resultType);
+      return contractOverPositions(rewriter, op, padded,
+                                   accumulatorInit(rewriter, loc, resultType, op.getBias()), {});
     unsigned numDims = 3 + spatial + windowDims.size();
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
     AffineExpr cIndex = d(1).floorDiv(mPerGroup) * cPerGroup + d(2 + spatial);
@@ -154,7 +155,7 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     Value init = accumulatorInit(rewriter, loc, resultType, op.getBias());
     if (group == 1 && !windowDims.empty())
       if (Value col = im2col(rewriter, loc, padded, resultType, windowDims, w, strides, dilations))
-        return lowerWithIm2col(rewriter, op, col, init, windowDims);
+        return contractOverPositions(rewriter, op, col, init, windowDims);
     Value result = buildConvAccumulate(rewriter, loc, init, ValueRange{padded, op.getWeight()},
                                        {AffineMap::get(numDims, 0, inExprs, ctx),
                                         AffineMap::get(numDims, 0, wExprs, ctx),
@@ -175,30 +176,37 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     return groups;
   }
 
-  /// The contraction of an im2col copy `col` (indexed n, c', k_j..., out_i...)
-  /// with the weight, over the output positions flattened into one dim p:
-  /// out[n, m, p] += col[n, c', k..., p] · w[m, c', k...]. As for 1x1
-  /// convolutions, p is the tile's vector dim (14x14 maps: 196 positions,
-  /// whole registers, instead of rows of 14 lanes).
-  static LogicalResult lowerWithIm2col(PatternRewriter &rewriter, ConvOp op, Value col,
-                                       Value init, ArrayRef<int64_t> windowDims) {
+  /// An ungrouped convolution as a contraction over its output positions
+  /// flattened into one dim p, which becomes the tile's vector dim (56x56
+  /// maps give 3136 positions, whole 16-lane tiles; 14x14 ones 196, instead
+  /// of rows of 14 lanes):
+  ///   with windows: out[n, m, p] += col[n, c', k..., p] · w[m, c', k...],
+  ///                 `source` the im2col copy (indexed n, c', k_j..., out_i...);
+  ///   without (1x1, after the strided slice): out[n, m, p] += x[n, c', p] ·
+  ///                 w[m, c'], `source` the input and the weight flattened.
+  static LogicalResult contractOverPositions(PatternRewriter &rewriter, ConvOp op, Value source,
+                                             Value init, ArrayRef<int64_t> windowDims) {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     RankedTensorType resultType = op.getType();
     int64_t spatial = resultType.getRank() - 2, windows = windowDims.size();
-    auto colType = cast<RankedTensorType>(col.getType());
-    Value colFlat = tensor::CollapseShapeOp::create(
-        rewriter, loc, col, flattenSpatial(colType.getRank(), 2 + windows));
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    Value sourceFlat = tensor::CollapseShapeOp::create(
+        rewriter, loc, source, flattenSpatial(sourceType.getRank(), 2 + windows));
+    Value weight = op.getWeight();
+    if (windows == 0) // [m, c', 1...] -> [m, c']
+      weight = tensor::CollapseShapeOp::create(rewriter, loc, weight,
+                                               flattenSpatial(resultType.getRank(), 1));
     SmallVector<ReassociationIndices> outFlatten = flattenSpatial(resultType.getRank());
     Value initFlat = tensor::CollapseShapeOp::create(rewriter, loc, init, outFlatten);
     // Loop dims: n, m, p, c', k_j...
     unsigned numDims = 4 + windows;
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> colExprs = {d(0), d(3)}, wExprs = {d(1), d(3)};
+    SmallVector<AffineExpr> sourceExprs = {d(0), d(3)}, wExprs = {d(1), d(3)};
     for (int64_t j = 0; j < windows; ++j)
-      colExprs.push_back(d(4 + j));
-    colExprs.push_back(d(2));
-    for (int64_t i = 0; i < spatial; ++i) {
+      sourceExprs.push_back(d(4 + j));
+    sourceExprs.push_back(d(2));
+    for (int64_t i = 0; windows && i < spatial; ++i) {
       auto window = llvm::find(windowDims, i);
       wExprs.push_back(window != windowDims.end() ? d(4 + (window - windowDims.begin()))
                                                   : getAffineConstantExpr(0, ctx));
@@ -206,44 +214,15 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
     iterators.append(1 + windows, utils::IteratorType::reduction);
     Value flat = buildConvAccumulate(
-        rewriter, loc, initFlat, ValueRange{colFlat, op.getWeight()},
-        {AffineMap::get(numDims, 0, colExprs, ctx), AffineMap::get(numDims, 0, wExprs, ctx),
+        rewriter, loc, initFlat, ValueRange{sourceFlat, weight},
+        {AffineMap::get(numDims, 0, sourceExprs, ctx), AffineMap::get(numDims, 0, wExprs, ctx),
          AffineMap::get(numDims, 0, {d(0), d(1), d(2)}, ctx)},
         iterators);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, flat, outFlatten);
     return success();
   }
 
-  /// An ungrouped convolution without windows or strides (a 1x1 one, after
-  /// the strided slice) as a contraction over one flattened spatial dim:
-  /// out[n, m, h·w] += x[n, c, h·w] · w[m, c]. The flattened dim is the
-  /// tile's vector dim: 56x56 maps give 3136 (whole 16-lane tiles) and 7x7
-  /// ones 49, instead of rows of 7 or 14 lanes.
-  static LogicalResult lowerPointwise(PatternRewriter &rewriter, ConvOp op,
-                                      Value padded, RankedTensorType resultType) {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
-    int64_t rank = resultType.getRank();
-    SmallVector<ReassociationIndices> flatten = flattenSpatial(rank);
-    SmallVector<ReassociationIndices> weightFlatten = flattenSpatial(rank, 1);
-    Value x = tensor::CollapseShapeOp::create(rewriter, loc, padded, flatten);
-    Value w = tensor::CollapseShapeOp::create(rewriter, loc, op.getWeight(), weightFlatten);
-    Value init = tensor::CollapseShapeOp::create(
-        rewriter, loc, accumulatorInit(rewriter, loc, resultType, op.getBias()), flatten);
-    // Loop dims: n, m, p (flattened spatial), c.
-    auto map = [&](ArrayRef<unsigned> dims) {
-      SmallVector<AffineExpr> exprs;
-      for (unsigned d : dims)
-        exprs.push_back(getAffineDimExpr(d, ctx));
-      return AffineMap::get(4, 0, exprs, ctx);
-    };
-    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-    iterators.push_back(utils::IteratorType::reduction);
-    Value flat = buildConvAccumulate(rewriter, loc, init, ValueRange{x, w},
-                                     {map({0, 3, 2}), map({1, 3}), map({0, 1, 2})}, iterators);
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, flat, flatten);
-    return success();
-  }
+
 
   /// The im2col copy of an ungrouped convolution's padded input:
   /// col[n, c, k_j..., out_i...] = padded[n, c, out_i * s_i + k_i * d_i]

@@ -65,8 +65,6 @@ import onnx.numpy_helper
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INFER_OPT = REPO_ROOT / "build" / "bin" / "infer-opt"
 DEFAULT_INFER_RUN = REPO_ROOT / "build" / "bin" / "infer-run"
-DEFAULT_JSON = REPO_ROOT / "docs" / "conformance" / "cpu.json"
-DEFAULT_MARKDOWN = REPO_ROOT / "docs" / "conformance" / "cpu.md"
 MUST_PASS_LIST = "test/conformance/cpu-must-pass.txt"
 TIMEOUT_S = 60.0
 STATUSES = ("passed", "failed", "unsupported", "error")
@@ -148,8 +146,31 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
     return None
 
 
-def run_case(case, infer_opt: Path, infer_run: Path) -> dict:
-    name = case.name
+def compile_case(case, in_names, inputs, infer_opt: Path, target: str, engine: Path,
+                 model_path: Path) -> dict | None:
+    """Compiles the case's model into `engine`; a result dict if that failed."""
+    onnx.save(case.model, str(model_path))
+    cmd = [str(infer_opt), str(model_path)]
+    for n, a in zip(in_names, inputs):
+        cmd += ["--input-shape", f"{n}:" + "x".join(str(d) for d in a.shape)]
+    if target != "cpu":
+        cmd += [f"--target={target}"]
+    cmd += ["--emit=engine", "-o", str(engine)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return dict(name=case.name, status="error", reason=f"infer-opt timeout ({TIMEOUT_S:g} s)")
+    stderr = p.stderr.replace(str(model_path), "model.onnx")
+    if p.returncode == 1:
+        return dict(name=case.name, status="unsupported", reason=first_line(stderr))
+    if p.returncode != 0 or not engine.exists():
+        return dict(name=case.name, status="error",
+                    reason=f"infer-opt exit {p.returncode}: {first_line(stderr)}")
+    return None
+
+
+def case_inputs(case):
+    """(input names, inputs, output names, outputs) of the case's first data set."""
     inputs, outputs = case.data_sets[0]
     graph = case.model.graph
     init_names = {i.name for i in graph.initializer}
@@ -158,31 +179,45 @@ def run_case(case, infer_opt: Path, infer_run: Path) -> dict:
     if len(inputs) != len(in_names) or len(outputs) != len(out_names):
         # Optional/omitted inputs: ONNX feeds inputs positionally.
         in_names = in_names[:len(inputs)]
+    return in_names, [as_array(a) for a in inputs], out_names, [as_array(a) for a in outputs]
+
+
+def compile_only(case, infer_opt: Path, target: str, store: Path) -> dict:
+    """--compile-to: the engine goes to STORE/<name>.engine; the result says
+    'compiled' or why not."""
     try:
-        inputs = [as_array(a) for a in inputs]
-        outputs = [as_array(a) for a in outputs]
+        in_names, inputs, _, _ = case_inputs(case)
+    except TypeError as e:
+        return dict(name=case.name, status="unsupported", reason=str(e))
+    with tempfile.TemporaryDirectory(prefix="conf-") as tmp:
+        failed = compile_case(case, in_names, inputs, infer_opt, target,
+                              store / f"{case.name}.engine", Path(tmp) / "model.onnx")
+    return failed or dict(name=case.name, status="compiled", reason=None)
+
+
+def run_case(case, infer_opt: Path, infer_run: Path, target: str = "cpu",
+             prebuilt: dict | None = None, device: str | None = None) -> dict:
+    name = case.name
+    try:
+        in_names, inputs, out_names, outputs = case_inputs(case)
     except TypeError as e:
         return dict(name=name, status="unsupported", reason=str(e))
 
     with tempfile.TemporaryDirectory(prefix="conf-") as tmp:
         tmp = Path(tmp)
-        model_path = tmp / "model.onnx"
-        onnx.save(case.model, str(model_path))
-        cmd = [str(infer_opt), str(model_path)]
-        for n, a in zip(in_names, inputs):
-            cmd += ["--input-shape", f"{n}:" + "x".join(str(d) for d in a.shape)]
-        engine = tmp / "t.engine"
-        cmd += ["--emit=engine", "-o", str(engine)]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            return dict(name=name, status="error", reason=f"infer-opt timeout ({TIMEOUT_S:g} s)")
-        stderr = p.stderr.replace(str(model_path), "model.onnx")
-        if p.returncode == 1:
-            return dict(name=name, status="unsupported", reason=first_line(stderr))
-        if p.returncode != 0 or not engine.exists():
-            return dict(name=name, status="error",
-                        reason=f"infer-opt exit {p.returncode}: {first_line(stderr)}")
+        if prebuilt is not None:  # --prebuilt: compiled elsewhere (--compile-to)
+            compiled = prebuilt["results"].get(name)
+            if compiled is None:
+                return dict(name=name, status="error", reason="not in the prebuilt index")
+            if compiled["status"] != "compiled":
+                return dict(compiled, name=name)
+            engine = prebuilt["dir"] / f"{name}.engine"
+        else:
+            engine = tmp / "t.engine"
+            failed = compile_case(case, in_names, inputs, infer_opt, target, engine,
+                                  tmp / "model.onnx")
+            if failed:
+                return failed
 
         out_dir = tmp / "out"
         cmd = [str(infer_run), str(engine)]
@@ -191,6 +226,8 @@ def run_case(case, infer_opt: Path, infer_run: Path) -> dict:
             np.save(f, a)
             cmd += ["--input", f"{n}={f}"]
         cmd += ["--output-dir", str(out_dir), "--warmup", "0", "--iterations", "1"]
+        if device:
+            cmd += ["--device", device]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -212,14 +249,19 @@ def run_case(case, infer_opt: Path, infer_run: Path) -> dict:
     return dict(name=name, status="passed", reason=None)
 
 
-def write_markdown(path: Path, summary: dict, note: str | None) -> None:
+def write_markdown(path: Path, summary: dict, note: str | None, target: str = "cpu") -> None:
     tests = summary["tests"]
-    lines = ["# ONNX backend node conformance (cpu)", "",
-             f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py --target cpu` "
-             f"on a 2-core dev machine (onnx {onnx.__version__}).", "",
-             f"The tests listed in `{MUST_PASS_LIST}` must pass: `scripts/test.sh` runs them "
-             f"with `scripts/conformance.py --target cpu --must-pass {MUST_PASS_LIST}` "
-             "(about two minutes on 2 cores) and fails on any that does not.", ""]
+    if target == "cpu":
+        lines = ["# ONNX backend node conformance (cpu)", "",
+                 f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py --target cpu` "
+                 f"on a 2-core dev machine (onnx {onnx.__version__}).", "",
+                 f"The tests listed in `{MUST_PASS_LIST}` must pass: `scripts/test.sh` runs them "
+                 f"with `scripts/conformance.py --target cpu --must-pass {MUST_PASS_LIST}` "
+                 "(about two minutes on 2 cores) and fails on any that does not.", ""]
+    else:
+        lines = [f"# ONNX backend node conformance ({target})", "",
+                 f"Generated {datetime.date.today().isoformat()} by `scripts/gpu-check.sh` "
+                 f"(`scripts/conformance.py --prebuilt`; onnx {onnx.__version__}).", ""]
     if note:
         lines += [note, ""]
     lines += ["| status | count |", "|---|---|"]
@@ -243,7 +285,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("--target", choices=["cpu"], required=True, help="compilation target")
+    ap.add_argument("--target", choices=["cpu", "cuda"], required=True, help="compilation target")
+    ap.add_argument("--cuda-archs", default="sm_90",
+                    help="with --target cuda: the architectures to compile for (default sm_90)")
+    ap.add_argument("--compile-to", type=Path, metavar="DIR",
+                    help="compile only: engines to DIR/<test>.engine and DIR/index.json, for "
+                         "--prebuilt on a machine without infer-opt (the GPU machine)")
+    ap.add_argument("--prebuilt", type=Path, metavar="DIR",
+                    help="run the engines of a --compile-to DIR instead of compiling")
+    ap.add_argument("--device", help="infer-run --device (default: the engine's own)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     ap.add_argument("--filter", help="only tests whose name contains this substring")
     ap.add_argument("--limit", type=int, help="only the first N tests (by name, after --filter)")
@@ -259,7 +309,16 @@ def main() -> int:
     args = ap.parse_args()
     if args.must_pass and (args.filter or args.limit is not None):
         ap.error("--must-pass runs exactly the listed tests; it takes no --filter or --limit")
-    for tool in (args.infer_opt, args.infer_run):
+    target = "cpu" if args.target == "cpu" else f"cuda:{args.cuda_archs}"
+    prebuilt = None
+    if args.prebuilt:
+        index = args.prebuilt / "index.json"
+        if not index.is_file():
+            ap.error(f"{index} not found (make it with --compile-to)")
+        prebuilt = {"dir": args.prebuilt, "results": json.loads(index.read_text())["results"]}
+    tools = [] if args.prebuilt else [args.infer_opt]
+    tools += [] if args.compile_to else [args.infer_run]
+    for tool in tools:
         if not tool.is_file():
             ap.error(f"{tool} not found (build the project first)")
 
@@ -283,11 +342,17 @@ def main() -> int:
                 print(f"{r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
     else:
         cases = collect_cases(args.filter, args.limit)
-        args.json = args.json or DEFAULT_JSON
-        args.markdown = args.markdown or DEFAULT_MARKDOWN
+        if not args.compile_to:
+            args.json = args.json or REPO_ROOT / "docs" / "conformance" / f"{args.target}.json"
+            args.markdown = args.markdown or REPO_ROOT / "docs" / "conformance" / f"{args.target}.md"
+    if args.compile_to:
+        args.compile_to.mkdir(parents=True, exist_ok=True)
+        work = lambda c: compile_only(c, args.infer_opt, target, args.compile_to)
+    else:
+        work = lambda c: run_case(c, args.infer_opt, args.infer_run, target, prebuilt, args.device)
     shown = ("failed", "error") + (("unsupported",) if args.must_pass else ())
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_case, c, args.infer_opt, args.infer_run): c for c in cases}
+        futs = {pool.submit(work, c): c for c in cases}
         for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             try:
                 r = fut.result()
@@ -297,6 +362,12 @@ def main() -> int:
             if r["status"] in shown:
                 print(f"[{i}/{len(cases)}] {r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
     results.sort(key=lambda r: r["name"])
+    if args.compile_to:
+        index = {"target": target, "results": {r["name"]: r for r in results}}
+        (args.compile_to / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+        counts = collections.Counter(r["status"] for r in results)
+        print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        return 0
     summary = {"total": len(results)}
     for s in STATUSES:
         summary[s] = sum(r["status"] == s for r in results)
@@ -305,7 +376,7 @@ def main() -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=1) + "\n")
     if args.markdown:
-        write_markdown(args.markdown, summary, args.note)
+        write_markdown(args.markdown, summary, args.note, args.target)
     print(" ".join(f"{s}={summary[s]}" for s in ("total",) + STATUSES))
     if args.must_pass:
         bad = summary["total"] - summary["passed"]

@@ -2,7 +2,8 @@
 # Sets up if needed, builds, runs every test suite and ends with one line
 # "N passed, N failed" (N counted over the individual tests of all suites).
 #   scripts/test.sh            all suites
-#   scripts/test.sh --quick    skip the real-model imports (fetch + ~3 GB of models);
+#   scripts/test.sh --quick    skip the real-model imports and their CUDA kernel checks
+#                              (fetch + ~3 GB of models);
 #                              the PP-OCR numerics tests then skip if the models are absent
 #   scripts/test.sh --sanitize the same suites on an AddressSanitizer + UBSan build in
 #                              build-asan (a first build takes long): any report fails its
@@ -85,6 +86,15 @@ if [ "$quick" -eq 0 ]; then
   m_fail=$(grep -c '^FAIL' "$log/models" || true)
   [ "$models_rc" -ne 0 ] && [ "$m_fail" -eq 0 ] && m_fail=1
   count "real models" "$m_pass" "$m_fail"
+
+  echo "== CUDA kernels of the real models (ptxas for sm_80 and sm_90, SASS checks)"
+  .venv/bin/python scripts/cuda_kernel_check.py --infer-opt $B/bin/infer-opt >"$log/cuda" 2>&1
+  cuda_rc=$?
+  grep -v '^ok' "$log/cuda" | head -20
+  k_pass=$(grep -c '^ok' "$log/cuda" || true)
+  k_fail=$(grep -c '^FAIL' "$log/cuda" || true)
+  [ "$cuda_rc" -ne 0 ] && [ "$k_fail" -eq 0 ] && k_fail=1
+  count "CUDA kernels" "$k_pass" "$k_fail"
 fi
 
 echo "== Python numerics against ONNX Runtime (pytest)"

@@ -14,6 +14,7 @@
 #include "Infer/InferDialect.h"
 #include "Infer/InferOps.h"
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
 #include "infer-opt/Target/Engine/EngineWriter.h"
@@ -42,6 +43,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <map>
 #include <cstring>
 #include <unistd.h>
 
@@ -65,6 +67,9 @@ struct Options {
   bool printLocations = false;
   bool printIRAfterAll = false;
   std::string cpu = "native";
+  std::string target = "cpu";
+  bool allowTF32 = true;
+  std::string dumpKernels;
   bool inspect = false;
   bool report = false;
 };
@@ -74,7 +79,8 @@ struct Options {
 bool isMLIRInput(int argc, char **argv) {
   static const char *valueFlags[] = {"-o", "--output", "--emit", "--input-shape",
                                      "--max-fold-elements", "--max-tensor-bytes",
-                                     "--elide-weights", "--cpu"};
+                                     "--elide-weights", "--cpu", "--target",
+                                     "--dump-kernels"};
   for (int i = 1; i < argc; ++i) {
     StringRef arg(argv[i]);
     if (arg == "--mlir-help")
@@ -93,7 +99,29 @@ void registerEverything(DialectRegistry &registry) {
   registry.insert<infer::InferDialect, func::FuncDialect, affine::AffineDialect,
                   arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                   tensor::TensorDialect>();
-  infer::registerCPUCodegenDialects(registry);
+  infer::registerCUDACodegenDialects(registry);
+}
+
+/// `--target`: "cpu", or "cuda:sm_80,sm_90" (architectures into `archs`).
+/// Returns an error message, empty if fine.
+std::string parseTarget(const std::string &target, std::vector<std::string> &archs) {
+  if (target == "cpu")
+    return "";
+  StringRef rest(target);
+  if (!rest.consume_front("cuda:"))
+    return "unknown --target '" + target + "': use cpu, or cuda:ARCH[,ARCH...] such as "
+                                           "cuda:sm_80,sm_90";
+  SmallVector<StringRef> names;
+  rest.split(names, ',');
+  for (StringRef name : names) {
+    std::string arch = name.trim().str();
+    std::string error = infer::checkCUDAArch(arch);
+    if (!error.empty())
+      return "--target: " + error;
+    if (!llvm::is_contained(archs, arch))
+      archs.push_back(arch);
+  }
+  return "";
 }
 
 /// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
@@ -273,7 +301,10 @@ void printPlanSummary(StringRef text) {
   }
   size_t kernels = 0, nodes = 0, weights = 0;
   uint64_t weightBytes = 0;
-  if (const llvm::json::Array *list = plan->getArray("kernels"))
+  const llvm::json::Array *kernelList = plan->getArray("kernels");
+  if (!kernelList)
+    kernelList = plan->getArray("launches"); // CUDA: one entry a kernel launch.
+  if (const llvm::json::Array *list = kernelList)
     for (const llvm::json::Value &kernel : *list) {
       ++kernels;
       if (const llvm::json::Object *k = kernel.getAsObject())
@@ -354,6 +385,93 @@ int inspectEngine(const std::string &path) {
   return intact ? kExitOk : kExitBadInput;
 }
 
+/// `--dump-kernels DIR`: the PTX, each architecture's cubin and ptxas
+/// report, and the launches, for inspection (cuobjdump -sass DIR/*.cubin).
+bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    llvm::errs() << "infer-opt: error: cannot create '" << dir << "': " << ec.message() << "\n";
+    return false;
+  }
+  auto write = [&](const std::string &name, StringRef bytes) {
+    return writeOutput(dir + "/" + name, [&](raw_ostream &os) { os << bytes; });
+  };
+  bool ok = write("kernels." + a.ptxArch + ".ptx", a.ptx);
+  for (const auto &[arch, cubin] : a.cubins)
+    ok &= write("kernels." + arch + ".cubin", cubin);
+  for (const auto &[arch, log] : a.ptxasLogs)
+    ok &= write("ptxas." + arch + ".log", log);
+  std::string launches;
+  llvm::raw_string_ostream os(launches);
+  for (const infer::CUDALaunch &l : a.launches) {
+    os << l.kernel << " grid " << l.grid[0] << " block " << l.block[0]
+       << (l.tensorCores ? " tensor-cores" : "") << " args";
+    for (unsigned arg : l.args)
+      os << " " << arg;
+    os << "\n";
+  }
+  return ok && write("launches.txt", launches);
+}
+
+/// `--target=cuda:...`: PTX and cubins instead of x86-64 code.
+int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &engine,
+                const std::vector<std::string> &archs) {
+  infer::CUDACodegenOptions options;
+  options.archs = archs;
+  options.allowTF32 = opts.allowTF32;
+  options.printIRAfterAll = opts.printIRAfterAll;
+  std::string error;
+  options.ptxas = infer::findPtxas(error);
+  if (options.ptxas.empty()) {
+    llvm::errs() << "infer-opt: error: " << error << "\n";
+    return kExitBadInput;
+  }
+  infer::CUDAArtifacts artifacts;
+  if (failed(infer::compileForCUDA(module, options, artifacts)))
+    return kExitInternal;
+  if (opts.report)
+    printReport(artifacts, opts.output == "-" ? llvm::errs() : llvm::outs());
+  if (!opts.dumpKernels.empty() && !dumpKernels(opts.dumpKernels, artifacts))
+    return kExitBadInput;
+  engine.target = "cuda";
+  engine.cudaArchs = archs;
+  engine.tf32 = opts.allowTF32;
+  engine.arena = {artifacts.arenaBytes, artifacts.arenaLowerBound, artifacts.arenaNoReuse,
+                  artifacts.arenaBuffers};
+  for (const auto &w : artifacts.weights)
+    engine.weights.push_back({infer::dtypeName(w.elementType), w.shape, w.bytes});
+  for (auto &[arch, cubin] : artifacts.cubins)
+    engine.modules.push_back({"cubin", arch, std::move(cubin)});
+  engine.modules.push_back({"ptx", artifacts.ptxArch, artifacts.ptx});
+  // Entry arguments: inputs, weights, outputs, arena.
+  size_t inputs = engine.inputs.size(), weights = engine.weights.size(),
+         outputs = engine.outputs.size();
+  std::map<std::string, std::vector<std::string>> nodes(artifacts.kernelNodes.begin(),
+                                                        artifacts.kernelNodes.end());
+  for (const infer::CUDALaunch &l : artifacts.launches) {
+    infer::EngineLaunch launch;
+    launch.kernel = l.kernel;
+    launch.nodes = nodes[l.kernel];
+    launch.grid = l.grid;
+    launch.block = l.block;
+    launch.sharedBytes = l.sharedBytes;
+    for (unsigned arg : l.args) {
+      if (arg < inputs)
+        launch.args.push_back({"input", arg});
+      else if (arg < inputs + weights)
+        launch.args.push_back({"weight", arg - inputs});
+      else if (arg < inputs + weights + outputs)
+        launch.args.push_back({"output", arg - inputs - weights});
+      else
+        launch.args.push_back({"arena", -1});
+    }
+    engine.launches.push_back(std::move(launch));
+  }
+  if (opts.emit != "engine")
+    return kExitOk;
+  std::string bytes = infer::serializeEngine(engine);
+  return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk : kExitBadInput;
+}
+
 int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
@@ -369,6 +487,22 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
       llvm::errs() << "infer-opt: error: --input-shape gives '" << name << "' twice\n";
       return kExitBadInput;
     }
+  }
+  std::vector<std::string> cudaArchs;
+  std::string targetError = parseTarget(opts.target, cudaArchs);
+  if (!targetError.empty()) {
+    llvm::errs() << "infer-opt: error: " << targetError << "\n";
+    return kExitBadInput;
+  }
+  if (!cudaArchs.empty() && opts.emit != "engine" && opts.emit != "infer" && opts.emit != "linalg") {
+    llvm::errs() << "infer-opt: error: --emit=" << opts.emit
+                 << " is a CPU output; with --target=cuda use --emit=engine (and --dump-kernels "
+                    "DIR for the PTX and cubins)\n";
+    return kExitBadInput;
+  }
+  if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
+    llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
+    return kExitBadInput;
   }
   bool binary = opts.emit == "obj" || opts.emit == "shared-lib" || opts.emit == "engine";
   if (binary && opts.output == "-") {
@@ -427,7 +561,7 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   infer::CPUCodegenOptions cpuOptions;
   cpuOptions.cpu = opts.cpu;
   cpuOptions.printIRAfterAll = opts.printIRAfterAll;
-  if (binary && !cpuOptions.threads)
+  if (binary && cudaArchs.empty() && !cpuOptions.threads)
     llvm::errs() << "infer-opt: warning: no OpenMP runtime (libomp.so.5) found: the kernels will "
                     "run on one thread (install libomp5 or libomp-dev)\n";
   // The engine's metadata comes from the signature before lowering erases
@@ -440,6 +574,8 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
     engine.flags = commandLine;
     engine.nodes = std::move(nodes);
   }
+  if (!cudaArchs.empty() && opts.emit == "engine")
+    return compileCUDA(opts, *module, engine, cudaArchs);
   if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
       opts.emit == "engine") {
     infer::CPUArtifacts artifacts;
@@ -503,6 +639,7 @@ int main(int argc, char **argv) {
     registerTransformsPasses();
     infer::registerInferConversionPasses();
     infer::registerCPUCodegenPasses();
+    infer::registerCUDACodegenPasses();
     return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
                                                                               : kExitOk;
   }
@@ -551,6 +688,19 @@ int main(int argc, char **argv) {
                  "CPU to generate code for: native (the host and its features) or an LLVM CPU "
                  "name such as x86-64-v3 or skylake-avx512")
       ->capture_default_str();
+  app.add_option("--target", opts.target,
+                 "What to compile for: cpu (x86-64, this machine's CPU by default, see --cpu) or "
+                 "cuda:ARCH[,ARCH...] (NVIDIA GPUs, e.g. cuda:sm_80,sm_90: one cubin per "
+                 "architecture plus PTX of the lowest for newer GPUs; needs the CUDA toolkit's "
+                 "ptxas, found through CUDA_PATH, PATH or /usr/local/cuda)")
+      ->capture_default_str();
+  app.add_flag("--allow-tf32,!--no-tf32", opts.allowTF32,
+               "CUDA: let float32 matmuls and convolutions use TF32 tensor cores (the default, as "
+               "in TensorRT); --no-tf32 keeps them in full float32")
+      ->capture_default_str();
+  app.add_option("--dump-kernels", opts.dumpKernels,
+                 "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, and "
+                 "the launch list into this directory");
   app.add_flag("--inspect", opts.inspect,
                "Treat the positional file as an engine and print a summary: format, target, "
                "sections with checksums, inputs, outputs, compiler flags");

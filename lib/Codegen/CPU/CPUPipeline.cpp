@@ -102,14 +102,7 @@ struct CopyToLinalgPass : public PassWrapper<CopyToLinalgPass, OperationPass<Mod
 };
 } // namespace
 
-void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options) {
-  if (options.fuse)
-    pm.addPass(createFuseElementwisePass());
-  if (options.vectorize) {
-    pm.addPass(createVectorizePass());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+void mlir::infer::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(createHoistWeightsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -123,6 +116,17 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(createPlanArenaPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(std::make_unique<CopyToLinalgPass>());
+}
+
+void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options) {
+  if (options.fuse)
+    pm.addPass(createFuseElementwisePass());
+  if (options.vectorize) {
+    pm.addPass(createVectorizePass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  addBufferizationPasses(pm);
   if (options.vectorize) {
     // Subviews folded into the transfers' indices, so that hoisting sees
     // loop-invariant accumulators.
@@ -196,7 +200,7 @@ static LogicalResult addRuntimeEntry(ModuleOp module) {
 }
 
 /// Moves what the passes recorded on the module into `artifacts`.
-static void collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
+void mlir::infer::collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
   auto weights = module->getAttrOfType<ArrayAttr>("infer.weights");
   auto arena = module->getAttrOfType<DictionaryAttr>("infer.arena");
   auto kernels = module->getAttrOfType<ArrayAttr>("infer.kernels");

@@ -10,6 +10,12 @@
 //     when elementwise ops were fused); the module records the mapping
 //     (`infer.kernels`) for the engine's plan.
 //
+// With `rootArguments` (the CUDA back end), a kernel's arguments are only
+// the entry's own arguments (inputs, weights, outputs, arena): the views
+// the kernel reads through (arena offsets, reshapes, slices) are cloned
+// into it. Then a launch's arguments are whole buffers the runtime knows,
+// and the engine's plan needs no host code.
+//
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
@@ -18,8 +24,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
@@ -48,9 +56,45 @@ bool isKernel(Operation &op) {
   return op.getNumResults() == 0 && (op.getNumRegions() > 0 || isa<linalg::LinalgOp>(op));
 }
 
+bool isScalarConstant(Operation *def) {
+  return def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumOperands() == 0 &&
+         !isa<ShapedType>(def->getResult(0).getType());
+}
+
+/// Sorts `v` into what the kernel clones (scalar constants; with
+/// `throughViews`, also the views and index arithmetic between `v` and the
+/// entry's arguments, operands first) and what it takes as arguments.
+void classifyCaptured(Value v, bool throughViews, llvm::SetVector<Operation *> &cloned,
+                      llvm::SetVector<Value> &arguments) {
+  Operation *def = v.getDefiningOp();
+  if (isScalarConstant(def)) {
+    cloned.insert(def);
+    return;
+  }
+  bool clonable = def && throughViews && def->getNumRegions() == 0 &&
+                  (isa<ViewLikeOpInterface>(def) || isa<memref::GetGlobalOp>(def) || isPure(def));
+  if (!clonable) {
+    arguments.insert(v);
+    return;
+  }
+  for (Value operand : def->getOperands())
+    classifyCaptured(operand, throughViews, cloned, arguments);
+  cloned.insert(def);
+}
+
 struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineKernelsPass)
+  OutlineKernelsPass() = default;
+  OutlineKernelsPass(const OutlineKernelsPass &other) : PassWrapper(other) {}
+  explicit OutlineKernelsPass(bool roots) { rootArguments = roots; }
+  Option<bool> rootArguments{*this, "root-arguments",
+                             llvm::cl::desc("Kernels take only the entry's arguments; views "
+                                            "between are cloned into them (CUDA)"),
+                             llvm::cl::init(false)};
   StringRef getArgument() const final { return "infer-outline-kernels"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>(); // The kernels' linkage attribute.
+  }
   StringRef getDescription() const final {
     return "Outline each top-level loop nest or linalg op of the entry function into a kernel";
   }
@@ -74,16 +118,14 @@ struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass
       // its regions use. Scalar constants are cloned instead of passed.
       llvm::SetVector<Value> captured(op->getOperands().begin(), op->getOperands().end());
       getUsedValuesDefinedAbove(op->getRegions(), captured);
-      SmallVector<Value> arguments;
-      SmallVector<Operation *> constants;
-      for (Value v : captured) {
-        Operation *def = v.getDefiningOp();
-        if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumOperands() == 0 &&
-            !isa<ShapedType>(v.getType()))
-          constants.push_back(def);
-        else
-          arguments.push_back(v);
-      }
+      llvm::SetVector<Value> argumentSet;
+      llvm::SetVector<Operation *> clonedSet;
+      for (Value v : captured)
+        classifyCaptured(v, rootArguments, clonedSet, argumentSet);
+      SmallVector<Value> arguments(argumentSet.begin(), argumentSet.end());
+      // In the entry's order, so that every clone follows its operands.
+      SmallVector<Operation *> constants(clonedSet.begin(), clonedSet.end());
+      llvm::sort(constants, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
       std::string name = "kernel_" + std::to_string(index);
       SmallVector<Attribute> nodes = nodeNames(op);
       b.setInsertionPointToEnd(module.getBody());
@@ -115,8 +157,8 @@ struct OutlineKernelsPass : public PassWrapper<OutlineKernelsPass, OperationPass
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::infer::createOutlineKernelsPass() {
-  return std::make_unique<OutlineKernelsPass>();
+std::unique_ptr<Pass> mlir::infer::createOutlineKernelsPass(bool rootArguments) {
+  return std::make_unique<OutlineKernelsPass>(rootArguments);
 }
 
 void mlir::infer::registerOutlineKernelsPass() { PassRegistration<OutlineKernelsPass>(); }

@@ -91,6 +91,41 @@ static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<En
   return {std::move(section), std::move(table)};
 }
 
+/// CPU: one kernel, the whole model as `inferrt_entry`, called with the
+/// inputs, the weights, the outputs and the arena, in that order.
+static nlohmann::json cpuPlan(const EngineDescription &d) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto &[kernel, nodes] : d.kernelNodes)
+    calls.push_back({{"kernel", kernel}, {"nodes", nodes}});
+  return {{"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}, {"calls", calls}}}}};
+}
+
+/// CUDA: the module images, packed into `kernels` (each 256-byte aligned),
+/// and the launches the runtime makes in order.
+static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels) {
+  nlohmann::json modules = nlohmann::json::array();
+  kernels.clear();
+  for (const EngineModule &m : d.modules) {
+    kernels.resize(alignUp(kernels.size()), '\0');
+    modules.push_back({{"format", m.format}, {"arch", m.arch}, {"offset", kernels.size()},
+                       {"bytes", m.bytes.size()}});
+    kernels += m.bytes;
+  }
+  nlohmann::json launches = nlohmann::json::array();
+  for (const EngineLaunch &l : d.launches) {
+    nlohmann::json args = nlohmann::json::array();
+    for (const auto &[kind, index] : l.args) {
+      nlohmann::json arg = {{"kind", kind}};
+      if (index >= 0)
+        arg["index"] = index;
+      args.push_back(arg);
+    }
+    launches.push_back({{"kernel", l.kernel}, {"nodes", l.nodes}, {"grid", l.grid},
+                        {"block", l.block}, {"shared_bytes", l.sharedBytes}, {"args", args}});
+  }
+  return {{"modules", modules}, {"launches", launches}};
+}
+
 std::string mlir::infer::serializeEngine(const EngineDescription &d) {
   nlohmann::json metadata = {
       {"inputs", tensorsToJson(d.inputs)},
@@ -99,25 +134,20 @@ std::string mlir::infer::serializeEngine(const EngineDescription &d) {
       {"target", d.target},
   };
   auto [weights, weightTable] = layoutWeights(d.weights);
-  nlohmann::json calls = nlohmann::json::array();
-  for (const auto &[kernel, nodes] : d.kernelNodes)
-    calls.push_back({{"kernel", kernel}, {"nodes", nodes}});
-  // One kernel for now: the whole model as `inferrt_entry`, called with the
-  // inputs, the weights, the outputs and the arena, in that order.
-  nlohmann::json plan = {
-      {"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}, {"calls", calls}}}},
-      {"arguments", {"inputs", "weights", "outputs", "arena"}},
-      {"weights", weightTable},
-      {"arena",
-       {{"bytes", d.arena.bytes},
-        {"lower_bound", d.arena.lowerBound},
-        {"no_reuse", d.arena.noReuse},
-        {"buffers", d.arena.buffers}}},
-  };
+  std::string kernels = d.kernels;
+  nlohmann::json plan = d.target == "cuda" ? cudaPlan(d, kernels) : cpuPlan(d);
+  plan["arguments"] = {"inputs", "weights", "outputs", "arena"};
+  plan["weights"] = weightTable;
+  plan["arena"] = {{"bytes", d.arena.bytes},
+                   {"lower_bound", d.arena.lowerBound},
+                   {"no_reuse", d.arena.noReuse},
+                   {"buffers", d.arena.buffers}};
+  if (d.target == "cuda")
+    metadata["cuda"] = {{"archs", d.cudaArchs}, {"tf32", d.tf32}};
   std::vector<std::pair<uint32_t, std::string>> sections = {
       {INFERRT_SECTION_METADATA, metadata.dump(2)},
       {INFERRT_SECTION_PLAN, plan.dump(2)},
-      {INFERRT_SECTION_KERNELS, d.kernels},
+      {INFERRT_SECTION_KERNELS, std::move(kernels)},
       {INFERRT_SECTION_WEIGHTS, std::move(weights)},
   };
 

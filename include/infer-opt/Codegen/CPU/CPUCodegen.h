@@ -71,6 +71,15 @@ void registerCPUCodegenDialects(DialectRegistry &registry);
 /// array of them.
 void buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options);
 
+/// Tensors to memrefs, shared by the CPU and CUDA back ends: large
+/// constants become weight arguments, results out-params, intermediate
+/// buffers views into the arena; memref.copy becomes linalg.copy.
+void addBufferizationPasses(OpPassManager &pm);
+
+/// Moves what the passes recorded on the module (weights, arena, kernels)
+/// into `artifacts` (may be null: then only removes it).
+void collectArtifacts(ModuleOp module, CPUArtifacts *artifacts);
+
 /// Runs the pipeline on `module` (which must be static linalg on tensors)
 /// and fills `artifacts` when given.
 LogicalResult lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options,
@@ -97,7 +106,7 @@ void registerVectorPasses();
 
 /// OutlineKernels.cpp: each top-level loop nest of the entry in its own
 /// never-inlined function, recorded with its ONNX node (`infer.kernels`).
-std::unique_ptr<Pass> createOutlineKernelsPass();
+std::unique_ptr<Pass> createOutlineKernelsPass(bool rootArguments = false);
 void registerOutlineKernelsPass();
 
 /// True for "native" and for CPU names LLVM knows for the host target.

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,23 @@ struct EngineArena {
   uint64_t bytes = 0, lowerBound = 0, noReuse = 0, buffers = 0;
 };
 
+/// A GPU module image in the KERNELS section: a cubin for one
+/// architecture, or PTX for the runtime to JIT on newer GPUs.
+struct EngineModule {
+  std::string format; // "cubin" or "ptx"
+  std::string arch;   // "sm_90"
+  std::string bytes;
+};
+
+/// One kernel launch of a CUDA plan; each argument is a whole buffer.
+struct EngineLaunch {
+  std::string kernel;
+  std::vector<std::string> nodes;
+  std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...
+};
+
 struct EngineDescription {
   std::string target = "cpu-x86_64";
   std::vector<EngineTensor> inputs, outputs;
@@ -46,6 +64,11 @@ struct EngineDescription {
   std::vector<std::string> nodes; // The ONNX nodes the kernel computes.
   /// The kernels inside the entry, in call order, with their ONNX nodes.
   std::vector<std::pair<std::string, std::vector<std::string>>> kernelNodes;
+  /// CUDA (target "cuda"): the module images and the launches, in order.
+  std::vector<EngineModule> modules;
+  std::vector<EngineLaunch> launches;
+  std::vector<std::string> cudaArchs;
+  bool tf32 = true;
 };
 
 /// The engine dtype name of an element type ("float32", "int64", "bool"),

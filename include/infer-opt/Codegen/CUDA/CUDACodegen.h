@@ -1,0 +1,89 @@
+//===- CUDACodegen.h - linalg on tensors to PTX and cubins -----*- C++ -*-===//
+//
+// The CUDA back end (lib/Codegen/CUDA). It shares the CPU back end's front
+// half (elementwise fusion, weights as arguments, bufferization, the arena,
+// kernel outlining) and then maps every kernel onto the GPU:
+//
+//   infer-cuda-map-to-gpu   each outlined kernel becomes a gpu.func; its
+//                           parallel loops are spread over blocks and
+//                           threads by a launch configuration (data: the
+//                           heuristic in MapToGPU.cpp), and the entry's
+//                           calls become the plan's launches
+//   gpu.module -> NVVM -> LLVM NVPTX -> PTX (once, for the lowest
+//   architecture asked for) -> ptxas -> one cubin per architecture
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H
+#define INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mlir::infer {
+
+struct CUDACodegenOptions {
+  /// Architectures to build cubins for ("sm_80", "sm_90"); the PTX is
+  /// generated for the lowest and travels too, for newer GPUs.
+  std::vector<std::string> archs = {"sm_80"};
+  /// Let matmuls and convolutions use TF32 tensor cores.
+  bool allowTF32 = true;
+  bool fuse = true;
+  bool printIRAfterAll = false;
+  /// The assembler (findPtxas); empty: compileForCUDA looks for it.
+  std::string ptxas;
+};
+
+/// One kernel launch of the plan. `args` are indices into the entry's
+/// arguments (inputs, weights, outputs, arena); the kernel receives the base
+/// address of each.
+struct CUDALaunch {
+  std::string kernel;
+  std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  std::vector<unsigned> args;
+  bool tensorCores = false; // A WMMA (TF32) kernel: its SASS must have HMMA.
+};
+
+struct CUDAArtifacts : CPUArtifacts {
+  std::vector<CUDALaunch> launches;
+  std::string ptx;     // For `ptxArch`, every kernel.
+  std::string ptxArch; // The lowest of the requested architectures.
+  /// One cubin per requested architecture, in the order asked for.
+  std::vector<std::pair<std::string, std::string>> cubins;
+  /// ptxas's resource report (-v) per architecture, for --dump-kernels.
+  std::vector<std::pair<std::string, std::string>> ptxasLogs;
+};
+
+/// Checks "sm_80"-style names; returns an error message, empty if fine.
+std::string checkCUDAArch(const std::string &arch);
+
+void registerCUDACodegenDialects(DialectRegistry &registry);
+void buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
+
+/// Lowers linalg on tensors to PTX and assembles the cubins with ptxas.
+/// Errors are emitted as diagnostics.
+LogicalResult compileForCUDA(ModuleOp module, const CUDACodegenOptions &options,
+                             CUDAArtifacts &artifacts);
+
+/// ptxas: $CUDA_PATH/bin when CUDA_PATH is set, else PATH, then
+/// /usr/local/cuda/bin; empty with `error` set if none.
+std::string findPtxas(std::string &error);
+
+/// Assembles `ptx` for `arch`; returns false with `log` holding ptxas's
+/// message on failure. `log` gets the resource report (-v) otherwise.
+bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::string &arch,
+                 std::string &cubin, std::string &log);
+
+std::unique_ptr<Pass> createStaticReshapesPass();
+std::unique_ptr<Pass> createSplitContractionsPass();
+/// `allowTF32`: float32 contractions may use the tensor cores.
+std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32);
+void registerCUDACodegenPasses();
+
+} // namespace mlir::infer
+
+#endif // INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H

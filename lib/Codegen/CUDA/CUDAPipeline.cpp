@@ -1,0 +1,179 @@
+//===- CUDAPipeline.cpp - linalg on tensors to PTX, then cubins -----------===//
+//
+// The front half is the CPU back end's (fusion, bufferization, arena,
+// outlining); then infer-cuda-map-to-gpu, upstream's GPU to NVVM lowering
+// with bare-pointer kernel arguments (each argument is one buffer's base
+// address), upstream's NVVM serialization to PTX (libdevice linked in for
+// math functions), and the toolkit's ptxas for each architecture.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+std::string mlir::infer::checkCUDAArch(const std::string &arch) {
+  StringRef name(arch);
+  unsigned number = 0;
+  if (!name.consume_front("sm_") || name.getAsInteger(10, number))
+    return "'" + arch + "' is not a CUDA architecture; expected sm_XY, e.g. sm_80 or sm_90";
+  // CUDA 13's ptxas assembles sm_75 and newer.
+  if (number < 75 || number > 121)
+    return "architecture '" + arch + "' is not supported: use sm_75 to sm_121";
+  return "";
+}
+
+void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
+  registerCPUCodegenDialects(registry);
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  // convert-gpu-to-nvvm lowers every dialect inside the kernels through
+  // these interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+}
+
+/// The PTX ISA version an architecture needs (LLVM's NVPTX defaults to one
+/// too old for sm_90).
+static std::string ptxFeatures(const std::string &arch) {
+  unsigned number = 0;
+  StringRef(arch).drop_front(3).getAsInteger(10, number);
+  if (number >= 120) return "+ptx87";
+  if (number >= 100) return "+ptx86";
+  return "+ptx80";
+}
+
+void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+  if (options.fuse)
+    pm.addPass(createFuseElementwisePass());
+  if (options.allowTF32)
+    pm.addPass(createSplitContractionsPass());
+  addBufferizationPasses(pm);
+  pm.addPass(createStaticReshapesPass());
+  pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.
+  pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
+  pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
+  pm.addPass(createMapToGPUPass(options.allowTF32));
+  pm.addPass(createCanonicalizerPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true; // One pointer per buffer: what the runtime passes.
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+/// Moves the launch records of infer-cuda-map-to-gpu into `artifacts`.
+static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
+  auto launches = module->getAttrOfType<ArrayAttr>("infer.launches");
+  module->removeAttr("infer.launches");
+  if (!launches)
+    return;
+  for (Attribute attr : launches) {
+    auto entry = cast<DictionaryAttr>(attr);
+    CUDALaunch launch;
+    launch.kernel = entry.getAs<StringAttr>("kernel").str();
+    launch.grid[0] = entry.getAs<IntegerAttr>("grid").getInt();
+    launch.block[0] = entry.getAs<IntegerAttr>("block").getInt();
+    launch.tensorCores = entry.getAs<BoolAttr>("tensor_cores").getValue();
+    for (Attribute arg : entry.getAs<ArrayAttr>("args"))
+      launch.args.push_back(cast<IntegerAttr>(arg).getInt());
+    artifacts.launches.push_back(std::move(launch));
+  }
+}
+
+/// The lowest architecture: its PTX runs on every requested one.
+static std::string lowestArch(const std::vector<std::string> &archs) {
+  return *std::min_element(archs.begin(), archs.end(), [](const std::string &a, const std::string &b) {
+    unsigned x = 0, y = 0;
+    StringRef(a).drop_front(3).getAsInteger(10, x);
+    StringRef(b).drop_front(3).getAsInteger(10, y);
+    return x < y;
+  });
+}
+
+LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOptions &options,
+                                          CUDAArtifacts &artifacts) {
+  std::string error;
+  std::string ptxas = options.ptxas.empty() ? findPtxas(error) : options.ptxas;
+  if (ptxas.empty())
+    return module.emitError(error);
+  PassManager pm(module.getContext());
+  if (options.printIRAfterAll) {
+    module.getContext()->disableMultithreading();
+    auto never = [](Pass *, Operation *) { return false; };
+    auto always = [](Pass *, Operation *) { return true; };
+    pm.enableIRPrinting(never, always, /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, llvm::errs(),
+                        OpPrintingFlags().elideLargeElementsAttrs(16));
+  }
+  buildCUDACodegenPipeline(pm, options);
+  artifacts.ptxArch = lowestArch(options.archs);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = artifacts.ptxArch;
+  target.features = ptxFeatures(artifacts.ptxArch);
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa"; // PTX; ptxas makes the cubins below.
+  binary.toolkitPath = llvm::sys::path::parent_path(llvm::sys::path::parent_path(ptxas)).str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (failed(pm.run(module)))
+    return failure();
+  collectArtifacts(module, &artifacts);
+  collectLaunches(module, artifacts);
+
+  auto binaries = module.getOps<gpu::BinaryOp>();
+  if (binaries.empty())
+    return module.emitError("internal: no GPU binary was produced");
+  gpu::BinaryOp binaryOp = *binaries.begin();
+  auto object = cast<gpu::ObjectAttr>(binaryOp.getObjects()[0]);
+  artifacts.ptx = object.getObject().str();
+  for (const std::string &arch : options.archs) {
+    std::string cubin, log;
+    if (!assemblePTX(ptxas, artifacts.ptx, arch, cubin, log))
+      return module.emitError("ptxas failed for ") << arch << ":\n" << log;
+    artifacts.cubins.push_back({arch, std::move(cubin)});
+    artifacts.ptxasLogs.push_back({arch, std::move(log)});
+  }
+  return success();
+}

@@ -1,0 +1,347 @@
+//===- MapToGPU.cpp - outlined kernels to gpu.funcs and a launch plan -----===//
+//
+// infer-cuda-map-to-gpu runs on memrefs after infer-outline-kernels with
+// root arguments: the entry function is a list of calls whose arguments are
+// the entry's own (inputs, weights, outputs, arena). For each call:
+//
+//   1. The kernel's linalg op is generalized, its parallel dims put first
+//      (interchange), and lowered to an scf.parallel over the output whose
+//      body holds the reduction loops.
+//   2. The kernel becomes a gpu.func in one gpu.module: one thread per
+//      point of the parallel loop, threads numbered linearly over all its
+//      dims with the innermost dim fastest (so neighbouring threads touch
+//      neighbouring elements: coalesced), blocks of a size the launch
+//      configuration picks, and a bounds check for the last block.
+//      A kernel without a parallel loop runs on one thread.
+//   3. The call becomes a launch record (grid, block, argument indices) on
+//      the module (`infer.launches`); the host functions are erased, since
+//      the runtime executes the plan itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "TensorCores.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+/// The launch configuration of a kernel: data, so that a tuner can replace
+/// the heuristic later.
+struct LaunchConfig {
+  int64_t blockSize = 1;
+  int64_t gridSize = 1;
+  bool tensorCores = false; // The WMMA kernel of TensorCores.cpp.
+};
+
+/// Heuristic: 256 threads a block (8 warps: enough to hide latency and
+/// small enough for many blocks per multiprocessor), fewer, in whole
+/// warps, for small loops.
+LaunchConfig chooseLaunchConfig(int64_t iterations) {
+  constexpr int64_t kWarp = 32, kBlock = 256;
+  LaunchConfig config;
+  config.blockSize = std::min(kBlock, (iterations + kWarp - 1) / kWarp * kWarp);
+  config.gridSize = (iterations + config.blockSize - 1) / config.blockSize;
+  return config;
+}
+
+/// Parallel dims first, then reductions, in their order: the reductions
+/// become loops inside each thread.
+LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  if (!isa<linalg::GenericOp>(op)) {
+    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return op->emitError("internal: cannot generalize for the GPU");
+    op = *generic;
+  }
+  SmallVector<unsigned> order;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (iterators[i] == utils::IteratorType::parallel)
+      order.push_back(i);
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      order.push_back(i);
+  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+    FailureOr<linalg::GenericOp> swapped =
+        linalg::interchangeGenericOp(rewriter, cast<linalg::GenericOp>(op.getOperation()), order);
+    if (failed(swapped))
+      return op->emitError("internal: cannot interchange loops for the GPU");
+    op = *swapped;
+  }
+  if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+    return op->emitError("internal: cannot lower to parallel loops");
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// Constant bounds of a normalized-or-not parallel loop: trip count per dim.
+std::optional<SmallVector<int64_t>> tripCounts(scf::ParallelOp loop) {
+  SmallVector<int64_t> counts;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+  }
+  return counts;
+}
+
+/// Replaces `loop` by one thread per iteration: linear id = block id x
+/// block size + thread id, delinearized over the loop's dims (innermost
+/// fastest) under a bounds check.
+void distributeOverThreads(OpBuilder &b, scf::ParallelOp loop, ArrayRef<int64_t> counts,
+                           int64_t blockSize, int64_t total) {
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(loop);
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, cst(blockSize)), thread);
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, cst(total));
+  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  IRMapping map;
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(counts.size()) - 1; d >= 0; --d) {
+    Value index = rest;
+    if (d > 0) {
+      index = arith::RemUIOp::create(b, loc, rest, cst(counts[d]));
+      rest = arith::DivUIOp::create(b, loc, rest, cst(counts[d]));
+    }
+    Value iv = arith::AddIOp::create(
+        b, loc, loop.getLowerBound()[d],
+        arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+    map.map(loop.getInductionVars()[d], iv);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  loop.erase();
+}
+
+struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MapToGPUPass)
+  StringRef getArgument() const final { return "infer-cuda-map-to-gpu"; }
+  StringRef getDescription() const final {
+    return "Turn the entry's outlined kernels into gpu.funcs and its calls into launch records";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect>();
+  }
+
+  MapToGPUPass() = default;
+  MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other) {}
+  explicit MapToGPUPass(bool tf32) { allowTF32 = tf32; }
+  Option<bool> allowTF32{*this, "allow-tf32",
+                         llvm::cl::desc("float32 contractions on TF32 tensor cores"),
+                         llvm::cl::init(true)};
+
+  /// A gpu.func named like `kernel`, with `kernel`'s body cloned in (and
+  /// the globals and functions it uses copied into the GPU module); the
+  /// clones of `kernel`'s side-effecting ops go to `work`.
+  gpu::GPUFuncOp cloneIntoGPU(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, ModuleOp module,
+                              SmallVector<Operation *> &work) {
+    OpBuilder b(gpuModule.getBodyRegion());
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
+                                       kernel.getFunctionType());
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    IRMapping map;
+    for (auto [from, to] : llvm::zip(kernel.getArguments(), func.getArguments()))
+      map.map(from, to);
+    b.setInsertionPointToStart(&func.getBody().front());
+    for (Operation &op : kernel.getBody().front().without_terminator()) {
+      Operation *clone = b.clone(op, map);
+      if (!isPure(clone))
+        work.push_back(clone);
+    }
+    gpu::ReturnOp::create(b, kernel.getLoc());
+    // What the body refers to by name: bufferized small constants and
+    // generated helpers (integer powers) need their copy in the GPU module.
+    OpBuilder gb(gpuModule.getBodyRegion());
+    gb.setInsertionPointToStart(gpuModule.getBody());
+    func.walk([&](Operation *op) {
+      StringRef name;
+      if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+        name = get.getName();
+      else if (auto call = dyn_cast<func::CallOp>(op))
+        name = call.getCallee();
+      else
+        return;
+      if (gpuModule.lookupSymbol(name))
+        return;
+      if (Operation *symbol = module.lookupSymbol(name))
+        gb.clone(*symbol);
+    });
+    return func;
+  }
+
+  /// The gpu.func for `kernel`, and its launch configuration.
+  FailureOr<LaunchConfig> buildKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                                      ModuleOp module) {
+    SmallVector<linalg::LinalgOp> linalgOps;
+    kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+    if (allowTF32 && linalgOps.size() == 1) {
+      std::optional<ContractionShape> shape = tensorCoreShape(linalgOps.front());
+      if (shape && fitsTensorCoreTiles(*shape)) {
+        SmallVector<Operation *> work;
+        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work);
+        auto op = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
+        OpBuilder b(op ? op.getOperation() : func.getOperation());
+        FailureOr<std::pair<int64_t, int64_t>> launch =
+            op ? buildTensorCoreKernel(b, op, *shape) : FailureOr<std::pair<int64_t, int64_t>>(failure());
+        if (succeeded(launch)) {
+          op->erase();
+          func->setAttr("infer.tensor_cores", b.getUnitAttr());
+          func.setKnownBlockSizeAttr(
+              b.getDenseI32ArrayAttr({static_cast<int32_t>(launch->second), 1, 1}));
+          return LaunchConfig{launch->second, launch->first, /*tensorCores=*/true};
+        }
+        func.erase(); // The layout does not suit WMMA: the SIMT path below.
+      }
+    }
+
+    IRRewriter rewriter(kernel.getContext());
+    for (linalg::LinalgOp op : linalgOps)
+      if (failed(lowerToParallelLoops(rewriter, op)))
+        return failure();
+    SmallVector<Operation *> work;
+    gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work);
+    OpBuilder b(func.getBody());
+
+    LaunchConfig config;
+    auto loop = work.size() == 1 ? dyn_cast<scf::ParallelOp>(work.front()) : scf::ParallelOp();
+    std::optional<SmallVector<int64_t>> counts;
+    if (loop)
+      counts = tripCounts(loop);
+    if (counts) {
+      int64_t total = 1;
+      for (int64_t c : *counts)
+        total *= c;
+      if (total == 0) {
+        loop.erase(); // Nothing to compute: an empty launch still runs one thread.
+      } else {
+        config = chooseLaunchConfig(total);
+        distributeOverThreads(b, loop, *counts, config.blockSize, total);
+      }
+    } else {
+      // Sequential on one thread (scf-to-cf makes any parallel loop
+      // inside sequential): correct but slow; marked for --dump-kernels.
+      func->setAttr("infer.single_thread", b.getUnitAttr());
+    }
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
+    return config;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp entry = lookupEntryFunction(module);
+    if (!entry || entry.isExternal())
+      return;
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(ctx);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "kernels");
+
+    SmallVector<Attribute> launches;
+    for (Operation &op : entry.getBody().front()) {
+      if (isa<func::ReturnOp>(op) || isPure(&op))
+        continue; // Views: the kernels recompute what they need.
+      auto call = dyn_cast<func::CallOp>(op);
+      if (!call) {
+        op.emitError("internal: the CUDA back end cannot run '")
+            << op.getName() << "' outside a kernel";
+        return signalPassFailure();
+      }
+      auto kernel = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      SmallVector<Attribute> args;
+      for (Value arg : call.getOperands()) {
+        auto root = dyn_cast<BlockArgument>(arg);
+        if (!root || root.getOwner() != &entry.getBody().front()) {
+          call.emitError("internal: a kernel argument is not a whole input, weight, output or "
+                         "the arena");
+          return signalPassFailure();
+        }
+        args.push_back(b.getI64IntegerAttr(root.getArgNumber()));
+      }
+      FailureOr<LaunchConfig> config = buildKernel(kernel, gpuModule, module);
+      if (failed(config))
+        return signalPassFailure();
+      launches.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("kernel", b.getStringAttr(call.getCallee())),
+          b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
+          b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
+          b.getNamedAttr("args", b.getArrayAttr(args)),
+          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->tensorCores)),
+      }));
+    }
+    module->setAttr("infer.launches", b.getArrayAttr(launches));
+    // The host side is the plan now; the runtime executes it.
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      func.erase();
+    for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      global.erase();
+  }
+};
+
+/// memref.reshape of a contiguous buffer to a static shape is a
+/// reinterpret_cast: a view, which kernels can recompute, unlike a reshape
+/// that reads its shape from memory.
+struct StaticReshapesPass : public PassWrapper<StaticReshapesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StaticReshapesPass)
+  StringRef getArgument() const final { return "infer-static-reshapes"; }
+  StringRef getDescription() const final {
+    return "Turn memref.reshape to a static shape into memref.reinterpret_cast";
+  }
+  void runOnOperation() override {
+    SmallVector<memref::ReshapeOp> reshapes;
+    getOperation().walk([&](memref::ReshapeOp op) { reshapes.push_back(op); });
+    for (memref::ReshapeOp op : reshapes) {
+      auto source = cast<MemRefType>(op.getSource().getType());
+      auto result = cast<MemRefType>(op.getResult().getType());
+      if (!source.getLayout().isIdentity() || !result.getLayout().isIdentity() ||
+          !result.hasStaticShape())
+        continue;
+      SmallVector<int64_t> strides(result.getRank(), 1);
+      for (int64_t i = result.getRank() - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * result.getDimSize(i + 1);
+      OpBuilder b(op);
+      auto cast = memref::ReinterpretCastOp::create(b, op.getLoc(), result, op.getSource(), 0,
+                                                    result.getShape(), strides);
+      op.replaceAllUsesWith(cast.getResult());
+      op.erase();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createStaticReshapesPass() {
+  return std::make_unique<StaticReshapesPass>();
+}
+
+std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32) {
+  return std::make_unique<MapToGPUPass>(allowTF32);
+}
+
+void mlir::infer::registerCUDACodegenPasses() {
+  PassRegistration<MapToGPUPass>();
+  PassRegistration<StaticReshapesPass>();
+  registerPass([] { return createSplitContractionsPass(); });
+}

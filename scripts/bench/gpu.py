@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""GPU benchmark: infer-opt engines against ONNX Runtime outputs, and PyTorch
+eager and torch.compile timings of the same architectures, on one GPU.
+
+Runs on the GPU machine (scripts/gpu-check.sh calls it). It reads a
+directory made on the build machine by ``scripts/gpu-check.sh prepare``:
+
+  DIR/manifest.json   [{"name", "engine", "inputs": {NAME: FILE.npy},
+                        "reference": {OUTPUT: FILE.npy}, "torch": ARCH|null}]
+
+For every model:
+  1. ``infer-run ENGINE --device cuda --input ... --warmup W --iterations N
+     --json R --output-dir O``; the outputs are compared with the ONNX Runtime
+     CPU outputs computed on the build machine (max abs difference and
+     ||out - ref|| / ||ref||); the GPU time (CUDA events around the kernels)
+     and the end-to-end time (host clock, copies included) come from R.
+  2. If the model has a PyTorch twin (torchvision / transformers, same
+     architecture and shapes, random weights): eager and torch.compile
+     latency, median of N runs timed with CUDA events after W warm-ups,
+     float32 with PyTorch's default TF32 settings (printed in the report).
+
+Writes a Markdown table and a JSON file. Timings are medians; nothing is
+hard-coded.
+
+Example (on the GPU machine):
+    python3 scripts/bench/gpu.py --dir build-carry/models --infer-run build-gpu/bin/infer-run \\
+        --markdown docs/benchmarks/gpu-2026-11-22.md --json /tmp/gpu.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def run_engine(infer_run: Path, entry: dict, root: Path, warmup: int, iterations: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "r.json"
+        out = Path(tmp) / "out"
+        cmd = [str(infer_run), str(root / entry["engine"]), "--device", "cuda",
+               "--warmup", str(warmup), "--iterations", str(iterations),
+               "--json", str(report), "--output-dir", str(out)]
+        for name, f in entry["inputs"].items():
+            cmd += ["--input", f"{name}={root / f}"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            return {"error": (p.stderr or p.stdout).strip().splitlines()[-1:]}
+        r = json.loads(report.read_text())
+        result = {"report": r, "outputs": {}}
+        for name, f in entry["reference"].items():
+            got = np.load(out / (name.replace("/", "_") + ".npy")).astype(np.float64)
+            ref = np.load(root / f).astype(np.float64)
+            diff = got - ref
+            result["outputs"][name] = {
+                "max_abs": float(np.abs(diff).max()) if diff.size else 0.0,
+                "rel_l2": float(np.linalg.norm(diff) / max(np.linalg.norm(ref), 1e-30)),
+                "finite": bool(np.isfinite(got).all()),
+            }
+        return result
+
+
+def torch_model(arch: str):
+    import torch
+    if arch in ("resnet50", "mobilenetv2"):
+        import torchvision
+        net = torchvision.models.resnet50() if arch == "resnet50" else torchvision.models.mobilenet_v2()
+        return net, (torch.randn(1, 3, 224, 224),)
+    import transformers
+    if arch == "bert-base":
+        net = transformers.BertModel(transformers.BertConfig())
+        ids = torch.randint(0, 30000, (1, 128))
+        return net, (ids, torch.ones_like(ids), torch.zeros_like(ids))
+    if arch == "vit-b16":
+        return transformers.ViTModel(transformers.ViTConfig()), (torch.randn(1, 3, 224, 224),)
+    if arch == "gpt2":
+        return transformers.GPT2Model(transformers.GPT2Config()), (torch.randint(0, 50000, (1, 64)),)
+    raise ValueError(arch)
+
+
+def time_torch(fn, args, warmup: int, iterations: int) -> float:
+    import torch
+    with torch.inference_mode():
+        for _ in range(warmup):
+            fn(*args)
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(iterations):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(*args)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+    return float(np.median(times))
+
+
+def run_torch(arch: str, warmup: int, iterations: int, compile_: bool) -> dict:
+    import torch
+    try:
+        net, args = torch_model(arch)
+    except Exception as e:  # a missing package is reported, not fatal
+        return {"error": f"{type(e).__name__}: {e}"}
+    net = net.eval().cuda()
+    args = tuple(a.cuda() for a in args)
+    result = {"eager_ms": time_torch(net, args, warmup, iterations)}
+    if compile_:
+        try:
+            start = time.time()
+            compiled = torch.compile(net)
+            with torch.inference_mode():
+                compiled(*args)
+            result["compile_s"] = time.time() - start
+            result["compiled_ms"] = time_torch(compiled, args, warmup, iterations)
+        except Exception as e:
+            result["compile_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    return result
+
+
+def gpu_description() -> dict:
+    info = {}
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                            "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+        info["nvidia_smi"] = q.stdout.strip()
+    except OSError:
+        info["nvidia_smi"] = "nvidia-smi not found"
+    try:
+        import torch
+        info["torch"] = torch.__version__
+        info["tf32_matmul"] = torch.backends.cuda.matmul.allow_tf32
+        info["tf32_cudnn"] = torch.backends.cudnn.allow_tf32
+    except ImportError:
+        info["torch"] = None
+    return info
+
+
+def fmt(v, digits=3):
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--dir", type=Path, required=True, help="directory with manifest.json")
+    ap.add_argument("--infer-run", type=Path, required=True)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--iterations", type=int, default=200)
+    ap.add_argument("--torch-archs", default="mobilenetv2,resnet50,bert-base,vit-b16,gpt2",
+                    help="PyTorch twins to time even without an engine (comma-separated)")
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--markdown", type=Path, required=True)
+    ap.add_argument("--json", type=Path, required=True)
+    args = ap.parse_args()
+
+    manifest = json.loads((args.dir / "manifest.json").read_text())
+    rows = []
+    for entry in manifest:
+        print(f"infer-opt: {entry['name']}", file=sys.stderr, flush=True)
+        rows.append({"name": entry["name"], "torch": entry.get("torch"),
+                     "infer": run_engine(args.infer_run, entry, args.dir, args.warmup,
+                                         args.iterations)})
+    have = {r["torch"] for r in rows}
+    for arch in [a for a in args.torch_archs.split(",") if a and a not in have]:
+        rows.append({"name": arch, "torch": arch, "infer": None,
+                     "why_no_engine": "engine not carried (over the 64 MiB transfer limit)"})
+    for row in rows:
+        if row["torch"]:
+            print(f"torch: {row['torch']}", file=sys.stderr, flush=True)
+            row["pytorch"] = run_torch(row["torch"], args.warmup, args.iterations,
+                                       not args.no_compile)
+
+    device = gpu_description()
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"device": device, "date": datetime.date.today().isoformat(),
+                                     "warmup": args.warmup, "iterations": args.iterations,
+                                     "models": rows}, indent=1) + "\n")
+    lines = [f"# GPU benchmark, {datetime.date.today().isoformat()}", "",
+             f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
+             f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
+             f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch 1, float32, median of "
+             f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
+             "events around the kernels (one CUDA graph); end-to-end adds the input and output "
+             "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
+             "model and inputs. PyTorch twins have the same architecture with random weights.",
+             "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "
+             "max abs diff vs ORT | rel L2 | PyTorch eager ms | torch.compile ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        infer, torch_r = row.get("infer"), row.get("pytorch") or {}
+        gpu = e2e = thr = diff = rel = None
+        note = ""
+        if infer and "error" in infer:
+            note = f" (error: {' '.join(infer['error'])})"
+        elif infer:
+            rep = infer["report"]
+            gpu = (rep.get("gpu_ms") or {}).get("p50")
+            e2e = rep["latency_ms"]["p50"]
+            thr = rep.get("throughput_per_s")
+            outs = infer["outputs"].values()
+            diff = max((o["max_abs"] for o in outs), default=None)
+            rel = max((o["rel_l2"] for o in outs), default=None)
+        else:
+            note = f" ({row.get('why_no_engine')})"
+        lines.append(f"| {row['name']}{note} | {fmt(gpu)} | {fmt(e2e)} | {fmt(thr, 1)} | "
+                     f"{'—' if diff is None else f'{diff:.2e}'} | "
+                     f"{'—' if rel is None else f'{rel:.2e}'} | {fmt(torch_r.get('eager_ms'))} | "
+                     f"{fmt(torch_r.get('compiled_ms'))} |")
+    args.markdown.parent.mkdir(parents=True, exist_ok=True)
+    args.markdown.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

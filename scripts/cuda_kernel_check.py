@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Check the CUDA kernels of every real model without a GPU.
+
+For each real model (the list of scripts/import_real_models.sh):
+  1. ``infer-opt MODEL --input-shape ... --target=cuda:sm_80,sm_90
+     --emit=engine --dump-kernels DIR``: every kernel is assembled by the
+     toolkit's ptxas for both architectures (infer-opt fails otherwise);
+  2. ptxas's -v report must show no spill stores or loads;
+  3. ``cuobjdump -sass`` of each cubin: no local-memory instruction
+     (LDL/STL) in any kernel, and every kernel the plan marks
+     ``tensor-cores`` (launches.txt) has HMMA instructions.
+
+cuobjdump and nvdisasm come from CUDA_PATH/bin, PATH, or NVIDIA's wheels in
+the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
+"FAIL ...") and exits 1 if any model fails.
+
+Example:
+    .venv/bin/python scripts/cuda_kernel_check.py
+    .venv/bin/python scripts/cuda_kernel_check.py --models cls,resnet50-opset17
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ARCHS = ("sm_80", "sm_90")
+
+
+def cases(models: Path) -> dict[str, tuple[Path, list[str]]]:
+    result = {
+        "det": (models / "ppocr/det.onnx", ["x:1x3x640x640"]),
+        "rec": (models / "ppocr/rec.onnx", ["x:1x3x48x320"]),
+        "cls": (models / "ppocr/cls.onnx", ["x:1x3x48x192"]),
+    }
+    for opset in (17, 18):
+        synthetic = {
+            "resnet50": ["input:1x3x224x224"],
+            "mobilenetv2": ["input:1x3x224x224"],
+            "bert-base": ["input_ids:1x128", "attention_mask:1x128", "token_type_ids:1x128"],
+            "vit-b16": ["pixel_values:1x3x224x224"],
+            "gpt2": ["input_ids:1x64"],
+        }
+        for arch, shapes in synthetic.items():
+            name = f"{arch}-opset{opset}"
+            result[name] = (models / f"synthetic/{name}.onnx", shapes)
+    return result
+
+
+def find_tool(name: str) -> str | None:
+    candidates = []
+    if os.environ.get("CUDA_PATH"):
+        candidates.append(Path(os.environ["CUDA_PATH"]) / "bin" / name)
+    on_path = shutil.which(name)
+    if on_path:
+        candidates.append(Path(on_path))
+    candidates.append(Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / name)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    return None
+
+
+def functions(sass: str) -> dict[str, str]:
+    """SASS text per kernel, from cuobjdump's 'Function : NAME' sections."""
+    parts = re.split(r"^\s*Function : (\S+)\s*$", sass, flags=re.M)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobjdump: str,
+                env: dict) -> str | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "kernels"
+        cmd = [str(infer_opt), str(path), f"--target=cuda:{','.join(ARCHS)}", "--emit=engine",
+               "-o", str(Path(tmp) / "m.engine"), "--dump-kernels", str(dump)]
+        for s in shapes:
+            cmd += ["--input-shape", s]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            return f"infer-opt exit {p.returncode}: {p.stderr.strip()[-500:]}"
+        marked = {line.split()[0] for line in (dump / "launches.txt").read_text().splitlines()
+                  if "tensor-cores" in line.split()}
+        hmma = 0
+        for arch in ARCHS:
+            log = (dump / f"ptxas.{arch}.log").read_text()
+            spills = [l for l in log.splitlines() if "spill" in l and
+                      not re.search(r"\b0 bytes spill stores, 0 bytes spill loads", l)]
+            if spills:
+                return f"{arch}: ptxas reports spills: {spills[0].strip()}"
+            q = subprocess.run([cuobjdump, "-sass", str(dump / f"kernels.{arch}.cubin")],
+                               capture_output=True, text=True, env=env)
+            if q.returncode != 0:
+                return f"cuobjdump failed: {q.stderr.strip()}"
+            sass = functions(q.stdout)
+            for kernel, text in sass.items():
+                if re.search(r"\b(LDL|STL)\b", text):
+                    return f"{arch}: {kernel} uses local memory (LDL/STL)"
+            for kernel in marked:
+                if kernel not in sass:
+                    return f"{arch}: {kernel} missing from the cubin"
+                if "HMMA" not in sass[kernel]:
+                    return f"{arch}: tensor-core kernel {kernel} has no HMMA"
+                hmma += sass[kernel].count("HMMA")
+        return f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--infer-opt", type=Path,
+                    default=Path(os.environ.get("INFER_OPT", REPO / "build/bin/infer-opt")))
+    ap.add_argument("--models-dir", type=Path, default=REPO / "models")
+    ap.add_argument("--models", help="comma-separated names (default: all)")
+    args = ap.parse_args()
+    cuobjdump = find_tool("cuobjdump")
+    nvdisasm = find_tool("nvdisasm")
+    if not cuobjdump or not nvdisasm:
+        print("FAIL cuobjdump/nvdisasm not found (scripts/setup.sh installs them into .venv)")
+        return 1
+    env = dict(os.environ, PATH=f"{Path(nvdisasm).parent}:{os.environ.get('PATH', '')}")
+    failed = 0
+    for name, (path, shapes) in cases(args.models_dir).items():
+        if args.models and name not in args.models.split(","):
+            continue
+        if not path.exists():
+            print(f"FAIL {name}: {path} missing (scripts/import_real_models.sh makes it)")
+            failed += 1
+            continue
+        result = check_model(name, path, shapes, args.infer_opt, cuobjdump, env)
+        if not result.startswith("ok "):
+            result = f"FAIL {name}: {result}"
+            failed += 1
+        print(result, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

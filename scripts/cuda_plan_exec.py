@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Execute a CUDA engine's plan with CuPy, independently of libinferrt.
+
+A second, minimal executor of the engine format (docs/engine-format.md):
+it loads the cubin for the GPU's architecture, uploads the weights, and
+makes the plan's launches one by one with CuPy. When infer-run and this
+script disagree, the runtime is wrong; when both disagree with ONNX
+Runtime, the compiler is. Used by scripts/gpu-check.sh on the GPU machine.
+
+Checks a manifest of models (scripts/gpu_models.py) or one engine:
+    python3 scripts/cuda_plan_exec.py --manifest build-carry/models/manifest.json
+    python3 scripts/cuda_plan_exec.py --engine m.engine --input x=x.npy --reference y=y.npy
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int8": np.int8,
+          "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+          "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "bool": np.bool_}
+
+
+def read_engine(path: Path):
+    data = path.read_bytes()
+    if data[:8] != b"INFERENG":
+        raise ValueError(f"{path}: not an engine")
+    count = struct.unpack_from("<I", data, 16)[0]
+    sections = {}
+    for i in range(count):
+        kind, crc, offset, size = struct.unpack_from("<IIQQ", data, 64 + 24 * i)
+        body = data[offset:offset + size]
+        if zlib.crc32(body) != crc:
+            raise ValueError(f"{path}: section {kind} is corrupt")
+        sections[kind] = body
+    metadata = json.loads(sections[1])
+    plan = json.loads(sections[4])
+    return metadata, plan, sections[2], sections.get(3, b"")
+
+
+def run(path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    import cupy as cp
+    metadata, plan, kernels, weights = read_engine(path)
+    major, minor = cp.cuda.Device().compute_capability[0], cp.cuda.Device().compute_capability[1]
+    sm = f"sm_{major}{minor}"
+    module = next((m for m in plan["modules"] if m["format"] == "cubin" and m["arch"] == sm), None)
+    if module is None:
+        raise RuntimeError(f"{path}: no cubin for {sm}")
+    image = kernels[module["offset"]:module["offset"] + module["bytes"]]
+    tmp = Path("/tmp") / f"plan-exec-{path.stem}-{sm}.cubin"
+    tmp.write_bytes(image)
+    raw = cp.RawModule(path=str(tmp))
+    buffers = {"input": [], "output": [], "weight": []}
+    for t in metadata["inputs"]:
+        buffers["input"].append(cp.asarray(np.ascontiguousarray(
+            inputs[t["name"]].astype(DTYPES[t["dtype"]]))))
+    for t in metadata["outputs"]:
+        buffers["output"].append(cp.full(t["shape"], 7, dtype=DTYPES[t["dtype"]]))  # poison
+    for w in plan["weights"]:
+        host = np.frombuffer(weights, dtype=np.uint8, count=w["bytes"], offset=w["offset"])
+        buffers["weight"].append(cp.asarray(host))
+    arena = cp.full(max(plan["arena"]["bytes"], 256), 0x7f, dtype=cp.uint8)  # poison
+    functions = {}
+    for launch in plan["launches"]:
+        fn = functions.get(launch["kernel"]) or raw.get_function(launch["kernel"])
+        functions[launch["kernel"]] = fn
+        args = []
+        for a in launch["args"]:
+            args.append(arena if a["kind"] == "arena" else buffers[a["kind"]][a["index"]])
+        fn(tuple(launch["grid"]), tuple(launch["block"]), tuple(args),
+           shared_mem=launch.get("shared_bytes", 0))
+    cp.cuda.Device().synchronize()
+    return {t["name"]: cp.asnumpy(b) for t, b in zip(metadata["outputs"], buffers["output"])}
+
+
+def check(name: str, got: dict, reference: dict) -> bool:
+    ok = True
+    for key, ref in reference.items():
+        out = got[key].astype(np.float64)
+        ref = ref.astype(np.float64)
+        rel = float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30))
+        bad = not np.isfinite(out).all() or rel > 1e-2
+        ok &= not bad
+        print(f"{name}: {key}: rel L2 {rel:.2e}, max abs {np.abs(out - ref).max():.2e}"
+              f"{'  MISMATCH' if bad else ''}")
+    return ok
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--manifest", type=Path)
+    ap.add_argument("--engine", type=Path)
+    ap.add_argument("--input", action="append", default=[], help="NAME=FILE.npy")
+    ap.add_argument("--reference", action="append", default=[], help="OUTPUT=FILE.npy")
+    args = ap.parse_args()
+    ok = True
+    if args.manifest:
+        root = args.manifest.parent
+        for entry in json.loads(args.manifest.read_text()):
+            inputs = {k: np.load(root / v) for k, v in entry["inputs"].items()}
+            refs = {k: np.load(root / v) for k, v in entry["reference"].items()}
+            try:
+                ok &= check(entry["name"], run(root / entry["engine"], inputs), refs)
+            except Exception as e:
+                ok = False
+                print(f"{entry['name']}: ERROR {type(e).__name__}: {e}")
+    if args.engine:
+        inputs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.input)}
+        refs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.reference)}
+        ok &= check(args.engine.name, run(args.engine, inputs), refs)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

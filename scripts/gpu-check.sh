@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The CUDA target checked on a real GPU, in two halves:
+#
+#   scripts/gpu-check.sh prepare     on the build machine (has infer-opt, no GPU):
+#       compiles the ONNX backend node tests (--target cuda, sm_90) and the
+#       real models that fit the GPU machine's 64 MiB transfer (PP-OCR det,
+#       rec, cls; MobileNetV2; --target=cuda:sm_80,sm_90) into build-carry/,
+#       with seeded inputs and ONNX Runtime CPU reference outputs, plus
+#       CLI11's headers for building infer-run there.
+#   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
+#       Python with onnx and PyTorch; no MLIR, no network): builds the
+#       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON), runs
+#       the runtime's tests, the conformance suite on the GPU and the
+#       benchmark (scripts/bench/gpu.py), and writes OUTDIR/cuda.json,
+#       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/).
+#
+# With the device tool: `prepare` here, then one call running
+# `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"]; copy the
+# files back to docs/conformance/ and docs/benchmarks/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+CARRY=build-carry
+
+prepare() {
+  local py=.venv/bin/python infer_opt=build/bin/infer-opt
+  [[ -x $infer_opt ]] || { echo "gpu-check: build infer-opt first (scripts/setup.sh)" >&2; exit 1; }
+  rm -rf "$CARRY" && mkdir -p "$CARRY/include" "$CARRY/models"
+  cp -r /usr/include/CLI "$CARRY/include/"
+  echo "== conformance engines (sm_90)"
+  $py scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
+  tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
+  echo "== real models"
+  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models"
+  du -sh "$CARRY"
+}
+
+run() {
+  local out=${1:-docs} date
+  date=$(date +%F)
+  mkdir -p "$out"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  echo "== runtime and infer-run, without MLIR"
+  cmake -G Ninja -S . -B build-gpu -DINFER_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCLI11_INCLUDE_DIR="$PWD/$CARRY/include" >/dev/null
+  cmake --build build-gpu
+  echo "== runtime tests"
+  (cd build-gpu && ctest --output-on-failure) 2>&1 | tail -n 15 || true
+  echo "== conformance on the GPU"
+  tar -C "$CARRY" -xJf "$CARRY/conformance.tar.xz"
+  PYTHONUNBUFFERED=1 python3 scripts/conformance.py --target cuda --prebuilt "$CARRY/conformance" \
+    --infer-run build-gpu/bin/infer-run --device cuda --jobs 8 \
+    --json "$out/cuda.json" --markdown "$out/cuda.md" | tail -n 30
+  echo "== benchmark"
+  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models" \
+    --infer-run build-gpu/bin/infer-run --markdown "$out/gpu-$date.md" --json "$out/gpu-$date.json"
+}
+
+case $mode in
+  prepare) prepare ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: scripts/gpu-check.sh prepare | run [OUTDIR]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Compile the real models for the GPU check, with inputs and ONNX Runtime
+reference outputs (used by ``scripts/gpu-check.sh prepare``).
+
+For each model that exists under models/ (scripts/fetch_ppocr_models.py,
+scripts/make_models.py make them): ``infer-opt MODEL --input-shape ...
+--target=cuda:ARCHS --emit=engine``, seeded random inputs (float: normal;
+token ids: uniform in [0, 1000)), ONNX Runtime CPU outputs for them, and
+OUT/manifest.json for scripts/bench/gpu.py. Models whose engine would not
+fit the GPU machine's transfer limit are left out by default (--max-mb).
+
+Example:
+    .venv/bin/python scripts/gpu_models.py --out build-carry/models
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+# name, path, input shapes, PyTorch twin (scripts/bench/gpu.py)
+MODELS = [
+    ("ppocr-cls", "models/ppocr/cls.onnx", {"x": (1, 3, 48, 192)}, None),
+    ("ppocr-rec", "models/ppocr/rec.onnx", {"x": (1, 3, 48, 320)}, None),
+    ("ppocr-det", "models/ppocr/det.onnx", {"x": (1, 3, 640, 640)}, None),
+    ("mobilenetv2", "models/synthetic/mobilenetv2-opset17.onnx", {"input": (1, 3, 224, 224)},
+     "mobilenetv2"),
+    ("resnet50", "models/synthetic/resnet50-opset17.onnx", {"input": (1, 3, 224, 224)},
+     "resnet50"),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--infer-opt", type=Path, default=REPO / "build" / "bin" / "infer-opt")
+    ap.add_argument("--archs", default="sm_80,sm_90")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--models", help="comma-separated names (default: all that exist)")
+    ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
+    ap.add_argument("--max-mb", type=float, default=40.0,
+                    help="leave out models whose ONNX file is larger (default 40)")
+    args = ap.parse_args()
+    import onnxruntime as ort
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    manifest = []
+    for name, rel, shapes, twin in MODELS:
+        if args.models and name not in args.models.split(","):
+            continue
+        path = REPO / rel
+        if not path.exists():
+            print(f"{name}: {rel} missing, skipped", file=sys.stderr)
+            continue
+        if path.stat().st_size > args.max_mb * 2**20:
+            print(f"{name}: {path.stat().st_size / 2**20:.0f} MB > --max-mb, skipped",
+                  file=sys.stderr)
+            continue
+        engine = args.out / f"{name}.engine"
+        cmd = [str(args.infer_opt), str(path), f"--target=cuda:{args.archs}", "--emit=engine",
+               "-o", str(engine)] + (["--no-tf32"] if args.no_tf32 else [])
+        for n, s in shapes.items():
+            cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
+        subprocess.run(cmd, check=True)
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        feeds, inputs = {}, {}
+        for meta in session.get_inputs():
+            shape = shapes[meta.name]
+            if "int64" in meta.type:
+                value = rng.integers(0, 1000, size=shape, dtype=np.int64)
+            else:
+                value = rng.standard_normal(shape).astype(np.float32)
+            feeds[meta.name] = value
+            inputs[meta.name] = f"{name}.in.{meta.name}.npy"
+            np.save(args.out / inputs[meta.name], value)
+        reference = {}
+        for meta, value in zip(session.get_outputs(), session.run(None, feeds)):
+            reference[meta.name] = f"{name}.ref.{meta.name.replace('/', '_')}.npy"
+            np.save(args.out / reference[meta.name], value)
+        manifest.append({"name": name, "engine": engine.name, "inputs": inputs,
+                         "reference": reference, "torch": twin})
+        print(f"{name}: {engine.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)
+    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

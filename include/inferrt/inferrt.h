@@ -60,11 +60,27 @@ inferrt_status inferrt_engine_input_info(const inferrt_engine *engine, size_t in
                                          inferrt_tensor_info *info);
 inferrt_status inferrt_engine_output_info(const inferrt_engine *engine, size_t index,
                                           inferrt_tensor_info *info);
-/* The engine's target descriptor ("cpu-x86_64") and metadata JSON. */
+/* The engine's target descriptor ("cpu-x86_64" or "cuda") and metadata JSON. */
 const char *inferrt_engine_target(const inferrt_engine *engine);
 const char *inferrt_engine_metadata(const inferrt_engine *engine);
 
+/* A context on the engine's own device: the CPU for CPU engines, CUDA
+ * device 0 for CUDA engines. */
 inferrt_status inferrt_context_create(const inferrt_engine *engine, inferrt_context **context);
+/* A context on `device`: "cpu", "cuda" (device 0) or "cuda:N"; NULL means
+ * the engine's own device. A CUDA context holds the device's primary CUDA
+ * context, the module for the GPU's architecture (its cubin, else the PTX,
+ * JIT-compiled), device buffers for the arena, inputs, outputs and its own
+ * copy of the weights, pinned host staging, and one stream. Without a
+ * driver: INFERRT_UNAVAILABLE "CUDA driver not found (...)". */
+inferrt_status inferrt_context_create_on(const inferrt_engine *engine, const char *device,
+                                         inferrt_context **context);
+/* CUDA: capture the launches once into a CUDA graph and replay it (the
+ * default, enabled != 0), or launch them one by one (for debugging). */
+inferrt_status inferrt_context_set_cuda_graph(inferrt_context *context, int enabled);
+/* CUDA: the device time of the last run's kernels, measured with CUDA
+ * events (the input and output copies excluded). */
+inferrt_status inferrt_context_last_gpu_time_ms(const inferrt_context *context, double *ms);
 void inferrt_context_free(inferrt_context *context);
 /* Copies `bytes` (which must equal the input's size) into input `index`. */
 inferrt_status inferrt_context_set_input(inferrt_context *context, size_t index,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaBackend.h"
 #include "Internal.h"
 
 #include <cstdlib>
@@ -29,6 +30,8 @@ struct inferrt_context_s {
   int threads = 0; // 0: the OpenMP runtime's default.
   // Descriptor pointers in the kernels' order: inputs, weights, outputs, arena.
   std::vector<void *> arguments;
+  // A context on a GPU (CUDA engines): its buffers live there instead.
+  std::unique_ptr<CudaContext, CudaContextDeleter> cuda;
   ~inferrt_context_s() {
     for (Buffer &b : inputs)
       std::free(b.data);
@@ -62,9 +65,44 @@ static inferrt_status allocate(const TensorInfo &info, Buffer &buffer) {
   return nullptr;
 }
 
-static inferrt_status createContext(const inferrt_engine *engine, inferrt_context **out) {
+/// "cpu" -> -1, "cuda" -> 0, "cuda:N" -> N; -2 if malformed.
+static int parseDevice(const char *device) {
+  std::string d(device);
+  if (d == "cpu")
+    return -1;
+  if (d == "cuda")
+    return 0;
+  if (d.rfind("cuda:", 0) != 0 || d.size() == 5 || d.size() > 9)
+    return -2;
+  int index = 0;
+  for (char ch : d.substr(5)) {
+    if (ch < '0' || ch > '9')
+      return -2;
+    index = index * 10 + (ch - '0');
+  }
+  return index;
+}
+
+static inferrt_status createContext(const inferrt_engine *engine, const char *device,
+                                    inferrt_context **out) {
+  bool cudaEngine = engine->target == "cuda";
+  int index = device ? parseDevice(device) : (cudaEngine ? 0 : -1);
+  if (index == -2)
+    return makeStatus(INFERRT_INVALID_ARGUMENT,
+                      "unknown device '%s': use cpu, cuda or cuda:N (N the device index)", device);
+  if (cudaEngine != (index >= 0))
+    return makeStatus(INFERRT_INVALID_ARGUMENT,
+                      "the engine was built for '%s' and cannot run on device '%s': rebuild it "
+                      "with --target=%s",
+                      engine->target.c_str(), device, cudaEngine ? "cpu" : "cuda:sm_XY");
   auto context = std::make_unique<inferrt_context_s>();
   context->engine = engine;
+  if (cudaEngine) {
+    if (inferrt_status s = createCudaContext(*engine, index, context->cuda))
+      return s;
+    *out = context.release();
+    return nullptr;
+  }
   context->inputs.resize(engine->inputs.size());
   context->outputs.resize(engine->outputs.size());
   for (size_t i = 0; i < engine->inputs.size(); ++i)
@@ -92,18 +130,43 @@ static inferrt_status createContext(const inferrt_engine *engine, inferrt_contex
 
 extern "C" {
 
-INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engine,
-                                                     inferrt_context **out) {
+INFERRT_EXPORT inferrt_status inferrt_context_create_on(const inferrt_engine *engine,
+                                                        const char *device,
+                                                        inferrt_context **out) {
   if (!engine || !out)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_create: null argument");
   *out = nullptr;
   // Nothing may escape the C API: allocation failures become statuses, and
   // what was allocated before is freed (the unique_ptr and the buffers).
   try {
-    return createContext(engine, out);
+    return createContext(engine, device, out);
   } catch (const std::bad_alloc &) {
     return makeStatus(INFERRT_INTERNAL, "out of host memory creating a context");
   }
+}
+
+INFERRT_EXPORT inferrt_status inferrt_context_create(const inferrt_engine *engine,
+                                                     inferrt_context **out) {
+  return inferrt_context_create_on(engine, nullptr, out);
+}
+
+INFERRT_EXPORT inferrt_status inferrt_context_set_cuda_graph(inferrt_context *context, int enabled) {
+  if (!context)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_set_cuda_graph: null context");
+  if (!context->cuda)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "CUDA graphs need a context on a CUDA device");
+  cudaSetGraph(*context->cuda, enabled != 0);
+  return nullptr;
+}
+
+INFERRT_EXPORT inferrt_status inferrt_context_last_gpu_time_ms(const inferrt_context *context,
+                                                             double *ms) {
+  if (!context || !ms)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_last_gpu_time_ms: null argument");
+  if (!context->cuda)
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "GPU time needs a context on a CUDA device");
+  *ms = cudaLastGpuTime(*context->cuda);
+  return nullptr;
 }
 
 INFERRT_EXPORT void inferrt_context_free(inferrt_context *context) { delete context; }
@@ -112,13 +175,15 @@ INFERRT_EXPORT inferrt_status inferrt_context_set_input(inferrt_context *context
                                                         const void *data, size_t bytes) {
   if (!context || !data)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_set_input: null argument");
-  if (index >= context->inputs.size())
+  if (index >= context->engine->inputs.size())
     return makeStatus(INFERRT_INVALID_ARGUMENT, "input index %zu is out of range (the engine has %zu)",
-                      index, context->inputs.size());
+                      index, context->engine->inputs.size());
   const TensorInfo &info = context->engine->inputs[index];
   if (bytes != info.bytes)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "input '%s' needs %zu bytes, got %zu",
                       info.name.c_str(), info.bytes, bytes);
+  if (context->cuda)
+    return cudaSetInput(*context->cuda, index, data, bytes);
   std::memcpy(context->inputs[index].data, data, bytes);
   return nullptr;
 }
@@ -135,6 +200,8 @@ INFERRT_EXPORT inferrt_status inferrt_context_set_threads(inferrt_context *conte
 INFERRT_EXPORT inferrt_status inferrt_context_run(inferrt_context *context) {
   if (!context)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_run: null context");
+  if (context->cuda)
+    return cudaRun(*context->cuda);
   // OpenMP's thread count is per calling thread: set it on each run, since
   // the context may move between threads.
   if (context->threads > 0 && context->engine->setThreads)
@@ -147,9 +214,13 @@ INFERRT_EXPORT inferrt_status inferrt_context_get_output(inferrt_context *contex
                                                          const void **data, size_t *bytes) {
   if (!context || !data || !bytes)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_get_output: null argument");
-  if (index >= context->outputs.size())
+  if (index >= context->engine->outputs.size())
     return makeStatus(INFERRT_INVALID_ARGUMENT, "output index %zu is out of range (the engine has %zu)",
-                      index, context->outputs.size());
+                      index, context->engine->outputs.size());
+  if (context->cuda) {
+    cudaOutput(*context->cuda, index, data, bytes);
+    return nullptr;
+  }
   *data = context->outputs[index].data;
   *bytes = context->outputs[index].bytes;
   return nullptr;

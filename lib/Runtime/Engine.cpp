@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaBackend.h"
 #include "Internal.h"
 #include "Json.h"
 
@@ -28,6 +29,7 @@ using namespace inferrt;
 namespace {
 
 constexpr const char *kHostTarget = "cpu-x86_64";
+constexpr const char *kCudaTarget = "cuda";
 
 } // namespace
 
@@ -176,8 +178,8 @@ inferrt_status verifyLayout(std::string_view file, const std::string &path,
 /// Checks the plan against the weights section and sets up the weights
 /// descriptors (pointing into the engine's file buffer, where the section
 /// is 256-byte aligned) and the arena size.
-inferrt_status loadPlan(std::string_view text, std::string_view weights, const char *path,
-                        inferrt_engine_s &engine) {
+inferrt_status loadPlan(std::string_view text, std::string_view weights,
+                        std::string_view kernelsSection, const char *path, inferrt_engine_s &engine) {
   json::Value plan;
   if (!json::parse(text, plan) || !plan.isObject())
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan is not valid JSON", path);
@@ -191,11 +193,12 @@ inferrt_status loadPlan(std::string_view text, std::string_view weights, const c
                       "'%s': the plan has an unknown calling convention (an older or newer "
                       "infer-opt built it): recompile the engine",
                       path);
+  bool cuda = engine.target == kCudaTarget;
   const json::Value *kernels = plan.find("kernels");
   const json::Value *symbol =
       kernels && kernels->isArray() && kernels->items.size() == 1 ? kernels->items[0].find("symbol")
                                                                    : nullptr;
-  if (!symbol || !symbol->isString() || symbol->text != "inferrt_entry")
+  if (!cuda && (!symbol || !symbol->isString() || symbol->text != "inferrt_entry"))
     return makeStatus(INFERRT_INVALID_ENGINE, "'%s': the plan must call one kernel, 'inferrt_entry'",
                       path);
   const json::Value *arena = plan.find("arena");
@@ -232,8 +235,9 @@ inferrt_status loadPlan(std::string_view text, std::string_view weights, const c
                         path, i);
     engine.weightDescriptors.push_back(
         makeDescriptor(const_cast<char *>(weights.data()) + offset, shape));
+    engine.weights.push_back(weights.substr(offset, bytes));
   }
-  return nullptr;
+  return cuda ? parseCudaPlan(plan, kernelsSection, path, engine) : nullptr;
 }
 
 inferrt_status loadKernels(std::string_view kernels, inferrt_engine_s &engine) {
@@ -318,11 +322,11 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
   for (int kind : {INFERRT_SECTION_METADATA, INFERRT_SECTION_PLAN, INFERRT_SECTION_KERNELS})
     if (sections[kind].empty())
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s' lacks section %d", path, kind);
-  if (engine->target != kHostTarget)
+  if (engine->target != kHostTarget && engine->target != kCudaTarget)
     return makeStatus(INFERRT_UNAVAILABLE,
-                      "'%s' was built for target '%s'; this runtime runs '%s' engines: rebuild "
-                      "the engine for this target",
-                      path, engine->target.c_str(), kHostTarget);
+                      "'%s' was built for target '%s'; this runtime runs '%s' and '%s' engines: "
+                      "rebuild the engine for one of them",
+                      path, engine->target.c_str(), kHostTarget, kCudaTarget);
   engine->metadataJson = std::string(sections[INFERRT_SECTION_METADATA]);
   json::Value metadata;
   if (!json::parse(engine->metadataJson, metadata) || !metadata.isObject())
@@ -331,9 +335,14 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
     return s;
   if (inferrt_status s = parseTensors(metadata.find("outputs"), "output", engine->outputs))
     return s;
-  if (inferrt_status s =
-          loadPlan(sections[INFERRT_SECTION_PLAN], sections[INFERRT_SECTION_WEIGHTS], path, *engine))
+  if (inferrt_status s = loadPlan(sections[INFERRT_SECTION_PLAN], sections[INFERRT_SECTION_WEIGHTS],
+                                  sections[INFERRT_SECTION_KERNELS], path, *engine))
     return s;
+  if (engine->target == kCudaTarget) {
+    // The GPU is opened by a context, not here: CUDA engines load anywhere.
+    *out = engine.release();
+    return nullptr;
+  }
 #ifdef INFERRT_FUZZ_NO_KERNELS
   // The loader fuzzer (test/fuzz) stops here: dlopen of a mutated shared
   // object is not something the loader can make safe, and the checksums

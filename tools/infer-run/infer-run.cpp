@@ -142,6 +142,8 @@ int main(int argc, char **argv) {
   int warmup = 10, iterations = 100, threads = 0;
   double rtol = 1e-3, atol = 1e-4;
   uint64_t seed = 20261122;
+  std::string device;
+  bool noCudaGraph = false;
   CLI::App app{"infer-run: run an infer-opt engine and report latency, throughput and "
                "accuracy.\n\nExit codes: 0 success, 1 bad input or an accuracy mismatch.",
                "infer-run"};
@@ -166,6 +168,12 @@ int main(int argc, char **argv) {
   app.add_option("--rtol", rtol, "Relative tolerance of --compare")->capture_default_str();
   app.add_option("--atol", atol, "Absolute tolerance of --compare")->capture_default_str();
   app.add_option("--seed", seed, "Seed of the random inputs (printed)")->capture_default_str();
+  app.add_option("--device", device,
+                 "Where to run: cpu, cuda (device 0) or cuda:N; default: the engine's own "
+                 "target (cpu for CPU engines, cuda for CUDA engines)");
+  app.add_flag("--no-cuda-graph", noCudaGraph,
+               "CUDA: launch the kernels one by one instead of replaying one CUDA graph "
+               "(for debugging and profiling)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -178,11 +186,16 @@ int main(int argc, char **argv) {
     return fail(s);
   std::unique_ptr<inferrt_engine, void (*)(inferrt_engine *)> engineOwner(engine, inferrt_engine_free);
   inferrt_context *context = nullptr;
-  if (inferrt_status s = inferrt_context_create(engine, &context))
+  if (inferrt_status s =
+          inferrt_context_create_on(engine, device.empty() ? nullptr : device.c_str(), &context))
     return fail(s);
   std::unique_ptr<inferrt_context, void (*)(inferrt_context *)> contextOwner(context, inferrt_context_free);
   if (inferrt_status s = inferrt_context_set_threads(context, threads))
     return fail(s);
+  bool onGpu = std::string(inferrt_engine_target(engine)) == "cuda";
+  if (onGpu && noCudaGraph)
+    if (inferrt_status s = inferrt_context_set_cuda_graph(context, 0))
+      return fail(s);
 
   // Inputs: from .npy files by name, else seeded random.
   std::map<std::string, std::string> inputFiles, compareFiles;
@@ -244,13 +257,16 @@ int main(int argc, char **argv) {
   for (int i = 0; i < warmup; ++i)
     if (inferrt_status s = inferrt_context_run(context))
       return fail(s);
-  std::vector<double> latencies;
+  std::vector<double> latencies, gpuTimes;
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     if (inferrt_status s = inferrt_context_run(context))
       return fail(s);
     latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    double gpu = 0;
+    if (onGpu && !inferrt_context_last_gpu_time_ms(context, &gpu))
+      gpuTimes.push_back(gpu);
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> sorted = latencies;
@@ -264,9 +280,26 @@ int main(int argc, char **argv) {
 
   nlohmann::json report = {
       {"engine", enginePath}, {"iterations", iterations}, {"warmup", warmup}, {"threads", threads},
+      {"device", device.empty() ? (onGpu ? "cuda" : "cpu") : device},
       {"latency_ms", {{"mean", mean}, {"min", sorted.front()}, {"p50", percentile(sorted, 50)},
                       {"p90", percentile(sorted, 90)}, {"p99", percentile(sorted, 99)}}},
       {"throughput_per_s", iterations / total}};
+  if (!gpuTimes.empty()) {
+    // The kernels alone (CUDA events); the latency above is end to end:
+    // input and output copies, synchronization and the host included.
+    std::sort(gpuTimes.begin(), gpuTimes.end());
+    double gpuMean = 0;
+    for (double g : gpuTimes)
+      gpuMean += g / gpuTimes.size();
+    std::printf("GPU time (ms): mean %.3f  min %.3f  p50 %.3f  p90 %.3f  p99 %.3f (CUDA events "
+                "around the kernels; the latency above is end to end)\n",
+                gpuMean, gpuTimes.front(), percentile(gpuTimes, 50), percentile(gpuTimes, 90),
+                percentile(gpuTimes, 99));
+    report["gpu_ms"] = {{"mean", gpuMean}, {"min", gpuTimes.front()},
+                        {"p50", percentile(gpuTimes, 50)}, {"p90", percentile(gpuTimes, 90)},
+                        {"p99", percentile(gpuTimes, 99)}};
+    report["cuda_graph"] = !noCudaGraph;
+  }
 
   // Outputs: write, compare.
   bool allMatch = true;

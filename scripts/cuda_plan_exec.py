@@ -45,7 +45,7 @@ def read_engine(path: Path):
     return metadata, plan, sections[2], sections.get(3, b"")
 
 
-def run(path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False) -> dict[str, np.ndarray]:
     import cupy as cp
     metadata, plan, kernels, weights = read_engine(path)
     major, minor = cp.cuda.Device().compute_capability[0], cp.cuda.Device().compute_capability[1]
@@ -68,16 +68,39 @@ def run(path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         buffers["weight"].append(cp.asarray(host))
     arena = cp.full(max(plan["arena"]["bytes"], 256), 0x7f, dtype=cp.uint8)  # poison
     functions = {}
-    for launch in plan["launches"]:
-        fn = functions.get(launch["kernel"]) or raw.get_function(launch["kernel"])
-        functions[launch["kernel"]] = fn
-        args = []
-        for a in launch["args"]:
-            args.append(arena if a["kind"] == "arena" else buffers[a["kind"]][a["index"]])
-        fn(tuple(launch["grid"]), tuple(launch["block"]), tuple(args),
-           shared_mem=launch.get("shared_bytes", 0))
+    events = []
+    # Profiling times a second pass: the first loads the kernels (lazily).
+    for timed in ([False, True] if profile else [False]):
+        for launch in plan["launches"]:
+            fn = functions.get(launch["kernel"]) or raw.get_function(launch["kernel"])
+            functions[launch["kernel"]] = fn
+            args = []
+            for a in launch["args"]:
+                args.append(arena if a["kind"] == "arena" else buffers[a["kind"]][a["index"]])
+            if timed:
+                events.append((cp.cuda.Event(), cp.cuda.Event()))
+                events[-1][0].record()
+            fn(tuple(launch["grid"]), tuple(launch["block"]), tuple(args),
+               shared_mem=launch.get("shared_bytes", 0))
+            if timed:
+                events[-1][1].record()
     cp.cuda.Device().synchronize()
+    if profile:
+        print_profile(path, plan, [cp.cuda.get_elapsed_time(a, b) for a, b in events])
     return {t["name"]: cp.asnumpy(b) for t, b in zip(metadata["outputs"], buffers["output"])}
+
+
+def print_profile(path: Path, plan: dict, ms: list[float]) -> None:
+    """Each launch timed alone (events around it): the largest, and the
+    split between tensor-core and SIMT kernels."""
+    launches = plan["launches"]
+    total = sum(ms)
+    tc = sum(t for t, l in zip(ms, launches) if l.get("tensor_cores"))
+    print(f"{path.name}: {len(ms)} launches, {total:.3f} ms summed, tensor-core kernels "
+          f"{tc:.3f} ms, SIMT {total - tc:.3f} ms; the largest:")
+    for t, l in sorted(zip(ms, launches), key=lambda x: -x[0])[:8]:
+        print(f"  {t:8.3f} ms  {l['kernel']:<11} grid {l['grid'][0]:<7} block {l['block'][0]:<4} "
+              f"{'TC  ' if l.get('tensor_cores') else 'SIMT'} {','.join(l['nodes'])[:60]}")
 
 
 def check(name: str, got: dict, reference: dict) -> bool:
@@ -101,15 +124,21 @@ def main() -> int:
     ap.add_argument("--engine", type=Path)
     ap.add_argument("--input", action="append", default=[], help="NAME=FILE.npy")
     ap.add_argument("--reference", action="append", default=[], help="OUTPUT=FILE.npy")
+    ap.add_argument("--profile", action="store_true",
+                    help="time every launch alone and print the largest (a second run)")
     args = ap.parse_args()
     ok = True
     if args.manifest:
         root = args.manifest.parent
         for entry in json.loads(args.manifest.read_text()):
+            if entry.get("timing_only"):
+                continue
             inputs = {k: np.load(root / v) for k, v in entry["inputs"].items()}
             refs = {k: np.load(root / v) for k, v in entry["reference"].items()}
             try:
                 ok &= check(entry["name"], run(root / entry["engine"], inputs), refs)
+                if args.profile:
+                    run(root / entry["engine"], inputs, profile=True)
             except Exception as e:
                 ok = False
                 print(f"{entry['name']}: ERROR {type(e).__name__}: {e}")

@@ -5,8 +5,8 @@
 #       compiles the ONNX backend node tests (--target cuda, sm_90) and the
 #       real models that fit the GPU machine's 64 MiB transfer (PP-OCR det,
 #       rec, cls; MobileNetV2; --target=cuda:sm_80,sm_90) into build-carry/,
-#       with seeded inputs and ONNX Runtime CPU reference outputs, plus
-#       CLI11's headers for building infer-run there.
+#       with seeded inputs and ONNX Runtime CPU reference outputs, plus the
+#       CLI11 and nlohmann/json headers for building infer-run there.
 #   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
 #       Python with onnx and PyTorch; no MLIR, no network): builds the
 #       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON), runs
@@ -26,7 +26,7 @@ prepare() {
   local py=.venv/bin/python infer_opt=build/bin/infer-opt
   [[ -x $infer_opt ]] || { echo "gpu-check: build infer-opt first (scripts/setup.sh)" >&2; exit 1; }
   rm -rf "$CARRY" && mkdir -p "$CARRY/include" "$CARRY/models"
-  cp -r /usr/include/CLI "$CARRY/include/"
+  cp -r /usr/include/CLI /usr/include/nlohmann "$CARRY/include/"
   echo "== conformance engines (sm_90)"
   $py scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
   tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
@@ -42,10 +42,10 @@ run() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   echo "== runtime and infer-run, without MLIR"
   cmake -G Ninja -S . -B build-gpu -DINFER_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
-    -DCLI11_INCLUDE_DIR="$PWD/$CARRY/include" >/dev/null
-  cmake --build build-gpu
-  echo "== runtime tests"
-  (cd build-gpu && ctest --output-on-failure) 2>&1 | tail -n 15 || true
+    -DINFER_HEADERS_DIR="$PWD/$CARRY/include" >/dev/null
+  cmake --build build-gpu | tail -n 1
+  echo "== the real models through a second executor (CuPy), for comparison"
+  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models/manifest.json" --profile || true
   echo "== conformance on the GPU"
   tar -C "$CARRY" -xJf "$CARRY/conformance.tar.xz"
   PYTHONUNBUFFERED=1 python3 scripts/conformance.py --target cuda --prebuilt "$CARRY/conformance" \

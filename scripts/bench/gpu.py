@@ -17,7 +17,7 @@ For every model:
   2. If the model has a PyTorch twin (torchvision / transformers, same
      architecture and shapes, random weights): eager and torch.compile
      latency, median of N runs timed with CUDA events after W warm-ups,
-     float32 with PyTorch's default TF32 settings (printed in the report).
+     float32 with TF32 matmuls and convolutions, as the engines (printed in the report).
 
 Writes a Markdown table and a JSON file. Timings are medians; nothing is
 hard-coded.
@@ -41,11 +41,25 @@ from pathlib import Path
 import numpy as np
 
 
+def timing_engine(entry: dict, root: Path, tmp: Path) -> Path:
+    """A timing-only entry's engine: decompressed, weights randomized."""
+    import lzma
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from engine_weights import randomize, rewrite
+    data = bytearray(lzma.decompress((root / entry["engine"]).read_bytes()))
+    rewrite(data, randomize)
+    path = tmp / "timing.engine"
+    path.write_bytes(bytes(data))
+    return path
+
+
 def run_engine(infer_run: Path, entry: dict, root: Path, warmup: int, iterations: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
         out = Path(tmp) / "out"
-        cmd = [str(infer_run), str(root / entry["engine"]), "--device", "cuda",
+        engine = (timing_engine(entry, root, Path(tmp)) if entry.get("timing_only")
+                  else root / entry["engine"])
+        cmd = [str(infer_run), str(engine), "--device", "cuda",
                "--warmup", str(warmup), "--iterations", str(iterations),
                "--json", str(report), "--output-dir", str(out)]
         for name, f in entry["inputs"].items():
@@ -54,7 +68,7 @@ def run_engine(infer_run: Path, entry: dict, root: Path, warmup: int, iterations
         if p.returncode != 0:
             return {"error": (p.stderr or p.stdout).strip().splitlines()[-1:]}
         r = json.loads(report.read_text())
-        result = {"report": r, "outputs": {}}
+        result = {"report": r, "outputs": {}, "timing_only": bool(entry.get("timing_only"))}
         for name, f in entry["reference"].items():
             got = np.load(out / (name.replace("/", "_") + ".npy")).astype(np.float64)
             ref = np.load(root / f).astype(np.float64)
@@ -104,6 +118,10 @@ def time_torch(fn, args, warmup: int, iterations: int) -> float:
 
 def run_torch(arch: str, warmup: int, iterations: int, compile_: bool) -> dict:
     import torch
+    # The engines run float32 matmuls and convolutions on TF32 tensor cores
+    # (infer-opt's default): PyTorch gets the same.
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
     try:
         net, args = torch_model(arch)
     except Exception as e:  # a missing package is reported, not fatal
@@ -135,6 +153,8 @@ def gpu_description() -> dict:
     try:
         import torch
         info["torch"] = torch.__version__
+        torch.backends.cuda.matmul.allow_tf32 = True  # As in run_torch.
+        torch.backends.cudnn.allow_tf32 = True
         info["tf32_matmul"] = torch.backends.cuda.matmul.allow_tf32
         info["tf32_cudnn"] = torch.backends.cudnn.allow_tf32
     except ImportError:
@@ -144,6 +164,50 @@ def gpu_description() -> dict:
 
 def fmt(v, digits=3):
     return "—" if v is None else f"{v:.{digits}f}"
+
+
+def write_reports(args, device: dict, rows: list) -> None:
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"device": device, "date": datetime.date.today().isoformat(),
+                                     "warmup": args.warmup, "iterations": args.iterations,
+                                     "models": rows}, indent=1) + "\n")
+    lines = [f"# GPU benchmark, {datetime.date.today().isoformat()}", "",
+             f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
+             f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
+             f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch 1, float32, median of "
+             f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
+             "events around the kernels (one CUDA graph); end-to-end adds the input and output "
+             "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
+             "model and inputs; engines too large for the GPU machine's 64 MiB transfer went there with "
+             "their weights stripped and were timed with random weights (accuracy not checked). "
+             "PyTorch twins have the same architecture with random weights.",
+             "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "
+             "max abs diff vs ORT | rel L2 | PyTorch eager ms | torch.compile ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        infer, torch_r = row.get("infer"), row.get("pytorch") or {}
+        gpu = e2e = thr = diff = rel = None
+        note = ""
+        if infer and "error" in infer:
+            note = f" (error: {' '.join(infer['error'])})"
+        elif infer:
+            if infer.get("timing_only"):
+                note = " (random weights: timing only)"
+            rep = infer["report"]
+            gpu = (rep.get("gpu_ms") or {}).get("p50")
+            e2e = rep["latency_ms"]["p50"]
+            thr = rep.get("throughput_per_s")
+            outs = infer["outputs"].values()
+            diff = max((o["max_abs"] for o in outs), default=None)
+            rel = max((o["rel_l2"] for o in outs), default=None)
+        else:
+            note = f" ({row.get('why_no_engine')})"
+        lines.append(f"| {row['name']}{note} | {fmt(gpu)} | {fmt(e2e)} | {fmt(thr, 1)} | "
+                     f"{'—' if diff is None else f'{diff:.2e}'} | "
+                     f"{'—' if rel is None else f'{rel:.2e}'} | {fmt(torch_r.get('eager_ms'))} | "
+                     f"{fmt(torch_r.get('compiled_ms'))} |")
+    args.markdown.parent.mkdir(parents=True, exist_ok=True)
+    args.markdown.write_text("\n".join(lines) + "\n")
 
 
 def main() -> int:
@@ -172,51 +236,15 @@ def main() -> int:
     for arch in [a for a in args.torch_archs.split(",") if a and a not in have]:
         rows.append({"name": arch, "torch": arch, "infer": None,
                      "why_no_engine": "engine not carried (over the 64 MiB transfer limit)"})
+    device = gpu_description()
+    write_reports(args, device, rows)  # Again after each PyTorch twin: a cut-off run keeps what it has.
     for row in rows:
         if row["torch"]:
             print(f"torch: {row['torch']}", file=sys.stderr, flush=True)
             row["pytorch"] = run_torch(row["torch"], args.warmup, args.iterations,
                                        not args.no_compile)
-
-    device = gpu_description()
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"device": device, "date": datetime.date.today().isoformat(),
-                                     "warmup": args.warmup, "iterations": args.iterations,
-                                     "models": rows}, indent=1) + "\n")
-    lines = [f"# GPU benchmark, {datetime.date.today().isoformat()}", "",
-             f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
-             f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
-             f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch 1, float32, median of "
-             f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
-             "events around the kernels (one CUDA graph); end-to-end adds the input and output "
-             "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
-             "model and inputs. PyTorch twins have the same architecture with random weights.",
-             "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "
-             "max abs diff vs ORT | rel L2 | PyTorch eager ms | torch.compile ms |",
-             "|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        infer, torch_r = row.get("infer"), row.get("pytorch") or {}
-        gpu = e2e = thr = diff = rel = None
-        note = ""
-        if infer and "error" in infer:
-            note = f" (error: {' '.join(infer['error'])})"
-        elif infer:
-            rep = infer["report"]
-            gpu = (rep.get("gpu_ms") or {}).get("p50")
-            e2e = rep["latency_ms"]["p50"]
-            thr = rep.get("throughput_per_s")
-            outs = infer["outputs"].values()
-            diff = max((o["max_abs"] for o in outs), default=None)
-            rel = max((o["rel_l2"] for o in outs), default=None)
-        else:
-            note = f" ({row.get('why_no_engine')})"
-        lines.append(f"| {row['name']}{note} | {fmt(gpu)} | {fmt(e2e)} | {fmt(thr, 1)} | "
-                     f"{'—' if diff is None else f'{diff:.2e}'} | "
-                     f"{'—' if rel is None else f'{rel:.2e}'} | {fmt(torch_r.get('eager_ms'))} | "
-                     f"{fmt(torch_r.get('compiled_ms'))} |")
-    args.markdown.parent.mkdir(parents=True, exist_ok=True)
-    args.markdown.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+            write_reports(args, device, rows)
+    print(args.markdown.read_text())
     return 0
 
 

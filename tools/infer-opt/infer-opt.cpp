@@ -454,6 +454,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
     launch.grid = l.grid;
     launch.block = l.block;
     launch.sharedBytes = l.sharedBytes;
+    launch.tensorCores = l.tensorCores;
     for (unsigned arg : l.args) {
       if (arg < inputs)
         launch.args.push_back({"input", arg});

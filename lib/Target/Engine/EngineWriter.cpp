@@ -121,7 +121,8 @@ static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels)
       args.push_back(arg);
     }
     launches.push_back({{"kernel", l.kernel}, {"nodes", l.nodes}, {"grid", l.grid},
-                        {"block", l.block}, {"shared_bytes", l.sharedBytes}, {"args", args}});
+                        {"block", l.block}, {"shared_bytes", l.sharedBytes},
+                        {"tensor_cores", l.tensorCores}, {"args", args}});
   }
   return {{"modules", modules}, {"launches", launches}};
 }

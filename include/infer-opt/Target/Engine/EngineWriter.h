@@ -50,6 +50,7 @@ struct EngineLaunch {
   std::vector<std::string> nodes;
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
+  bool tensorCores = false; // Informational: a TF32 WMMA kernel.
   std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...
 };
 

@@ -12,7 +12,10 @@
 //      dims with the innermost dim fastest (so neighbouring threads touch
 //      neighbouring elements: coalesced), blocks of a size the launch
 //      configuration picks, and a bounds check for the last block.
-//      A kernel without a parallel loop runs on one thread.
+//      A kernel without a parallel loop runs on one thread. A reduction
+//      with few outputs and a long reduction gets a block per output
+//      instead (BlockReductions.cpp); a float32 contraction that fits the
+//      tensor cores, a WMMA kernel (TensorCores.cpp).
 //   3. The call becomes a launch record (grid, block, argument indices) on
 //      the module (`infer.launches`); the host functions are erased, since
 //      the runtime executes the plan itself.
@@ -20,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "BlockReductions.h"
 #include "TensorCores.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,9 +61,9 @@ LaunchConfig chooseLaunchConfig(int64_t iterations) {
   return config;
 }
 
-/// Parallel dims first, then reductions, in their order: the reductions
-/// become loops inside each thread.
-LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// `op` generalized with its parallel dims first, then its reductions, in
+/// their order: the reductions become loops inside each thread.
+FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter, linalg::LinalgOp op) {
   rewriter.setInsertionPoint(op);
   if (!isa<linalg::GenericOp>(op)) {
     FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
@@ -75,13 +79,17 @@ LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op) 
   for (unsigned i = 0; i < iterators.size(); ++i)
     if (iterators[i] != utils::IteratorType::parallel)
       order.push_back(i);
-  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
-    FailureOr<linalg::GenericOp> swapped =
-        linalg::interchangeGenericOp(rewriter, cast<linalg::GenericOp>(op.getOperation()), order);
-    if (failed(swapped))
-      return op->emitError("internal: cannot interchange loops for the GPU");
-    op = *swapped;
-  }
+  auto generic = cast<linalg::GenericOp>(op.getOperation());
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return generic;
+  FailureOr<linalg::GenericOp> swapped = linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(swapped))
+    return op->emitError("internal: cannot interchange loops for the GPU");
+  return *swapped;
+}
+
+LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::GenericOp op) {
+  rewriter.setInsertionPoint(op);
   if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
     return op->emitError("internal: cannot lower to parallel loops");
   rewriter.eraseOp(op);
@@ -155,11 +163,11 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   /// the globals and functions it uses copied into the GPU module); the
   /// clones of `kernel`'s side-effecting ops go to `work`.
   gpu::GPUFuncOp cloneIntoGPU(func::FuncOp kernel, gpu::GPUModuleOp gpuModule, ModuleOp module,
-                              SmallVector<Operation *> &work) {
+                              SmallVector<Operation *> &work, TypeRange workgroup = {}) {
     OpBuilder b(gpuModule.getBodyRegion());
     b.setInsertionPointToEnd(gpuModule.getBody());
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
-                                       kernel.getFunctionType());
+                                       kernel.getFunctionType(), workgroup);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     IRMapping map;
     for (auto [from, to] : llvm::zip(kernel.getArguments(), func.getArguments()))
@@ -217,7 +225,34 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     }
 
     IRRewriter rewriter(kernel.getContext());
-    for (linalg::LinalgOp op : linalgOps)
+    SmallVector<linalg::GenericOp> generics;
+    for (linalg::LinalgOp op : linalgOps) {
+      FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
+      if (failed(generic))
+        return failure();
+      generics.push_back(*generic);
+    }
+    if (generics.size() == 1)
+      if (std::optional<BlockReductionPlan> plan = planBlockReduction(generics.front())) {
+        Type element = getElementTypeOrSelf(generics.front().getDpsInits()[0].getType());
+        auto scratchType = MemRefType::get(
+            {plan->blockSize}, element, AffineMap(),
+            gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
+        SmallVector<Operation *> work;
+        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, scratchType);
+        auto op = work.size() == 1 ? dyn_cast<linalg::GenericOp>(work.front()) : linalg::GenericOp();
+        OpBuilder b(op ? op.getOperation() : func.getOperation());
+        if (op && succeeded(buildBlockReductionKernel(b, op, *plan,
+                                                      func.getWorkgroupAttributions()[0]))) {
+          op->erase();
+          func->setAttr("infer.block_reduction", b.getUnitAttr());
+          func.setKnownBlockSizeAttr(
+              b.getDenseI32ArrayAttr({static_cast<int32_t>(plan->blockSize), 1, 1}));
+          return LaunchConfig{plan->blockSize, plan->gridSize};
+        }
+        func.erase(); // Not a reduction it handles after all: the SIMT path.
+      }
+    for (linalg::GenericOp op : generics)
       if (failed(lowerToParallelLoops(rewriter, op)))
         return failure();
     SmallVector<Operation *> work;

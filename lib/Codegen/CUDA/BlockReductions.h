@@ -1,0 +1,34 @@
+//===- BlockReductions.h - one block per output of a reduction -*- C++ -*-===//
+//
+// Internal to lib/Codegen/CUDA; BlockReductions.cpp says how it works.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INFER_OPT_LIB_CODEGEN_CUDA_BLOCKREDUCTIONS_H
+#define INFER_OPT_LIB_CODEGEN_CUDA_BLOCKREDUCTIONS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace mlir::infer {
+
+/// The launch of a block reduction: one block (a power of two of threads)
+/// per output point; the parallel and reduction loop dims of the op.
+struct BlockReductionPlan {
+  SmallVector<unsigned> parallel, reduction;
+  int64_t blockSize = 0, gridSize = 0;
+};
+
+/// A plan if `op` (on memrefs) is a reduction worth a block per output.
+std::optional<BlockReductionPlan> planBlockReduction(linalg::GenericOp op);
+
+/// Emits the kernel body for `op` at `b`'s insertion point; `scratch` is a
+/// workgroup buffer of plan.blockSize elements of the output's type.
+LogicalResult buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
+                                        const BlockReductionPlan &plan, Value scratch);
+
+} // namespace mlir::infer
+
+#endif // INFER_OPT_LIB_CODEGEN_CUDA_BLOCKREDUCTIONS_H

@@ -52,8 +52,10 @@ run() {
     --infer-run build-gpu/bin/infer-run --device cuda --jobs 8 \
     --json "$out/cuda.json" --markdown "$out/cuda.md" | tail -n 30
   echo "== benchmark"
+  # GPU_BENCH_ARGS: more scripts/bench/gpu.py flags (--torch-from, --iterations, ...).
   PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models" \
-    --infer-run build-gpu/bin/infer-run --markdown "$out/gpu-$date.md" --json "$out/gpu-$date.json"
+    --infer-run build-gpu/bin/infer-run --markdown "$out/gpu-$date.md" --json "$out/gpu-$date.json" \
+    ${GPU_BENCH_ARGS:-}
 }
 
 case $mode in

@@ -5,11 +5,12 @@
  * message, and never aborts or exits.
  *
  * Thread safety: an inferrt_engine is immutable after loading and may be
- * shared by any number of threads. An inferrt_context holds the buffers of
- * one inference and must be used by one thread at a time; create one
- * context per thread. Inside one run, large kernels split their work over
- * the OpenMP runtime's threads (see inferrt_context_set_threads); results
- * do not depend on the thread count.
+ * shared by any number of threads (its CUDA contexts share its module and
+ * weights on each device, under a lock). An inferrt_context holds the
+ * buffers of one inference and must be used by one thread at a time;
+ * create one context per thread. Inside one run, large CPU kernels split
+ * their work over the OpenMP runtime's threads (see
+ * inferrt_context_set_threads); results do not depend on the thread count.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -68,28 +69,40 @@ const char *inferrt_engine_metadata(const inferrt_engine *engine);
  * device 0 for CUDA engines. */
 inferrt_status inferrt_context_create(const inferrt_engine *engine, inferrt_context **context);
 /* A context on `device`: "cpu", "cuda" (device 0) or "cuda:N"; NULL means
- * the engine's own device. A CUDA context holds the device's primary CUDA
- * context, the module for the GPU's architecture (its cubin, else the PTX,
- * JIT-compiled), device buffers for the arena, inputs, outputs and its own
- * copy of the weights, pinned host staging, and one stream. Without a
- * driver: INFERRT_UNAVAILABLE "CUDA driver not found (...)". */
+ * the engine's own device. A CPU engine runs only on "cpu", a CUDA engine
+ * only on "cuda[:N]" (INFERRT_INVALID_ARGUMENT otherwise, and for a device
+ * index the machine lacks). The CUDA driver (libcuda.so.1, or the library
+ * $INFERRT_LIBCUDA names) is loaded by the first CUDA context; without it:
+ * INFERRT_UNAVAILABLE "CUDA driver not found (...)". A CUDA context holds
+ * device buffers for its inputs, outputs and arena, pinned host staging,
+ * one stream and two events; the engine's module (the cubin for the GPU's
+ * architecture, else its PTX, JIT-compiled) and its weights are loaded on
+ * the device once, by the first context there, and shared by the engine's
+ * contexts on that device. */
 inferrt_status inferrt_context_create_on(const inferrt_engine *engine, const char *device,
                                          inferrt_context **context);
-/* CUDA: capture the launches once into a CUDA graph and replay it (the
- * default, enabled != 0), or launch them one by one (for debugging). */
+/* CUDA: capture the launches into a CUDA graph on the first run and replay
+ * it (enabled != 0, the default), or launch them one by one on every run.
+ * INFERRT_INVALID_ARGUMENT for a CPU context. */
 inferrt_status inferrt_context_set_cuda_graph(inferrt_context *context, int enabled);
-/* CUDA: the device time of the last run's kernels, measured with CUDA
- * events (the input and output copies excluded). */
+/* CUDA: the device time of the last successful run's kernels, measured
+ * with CUDA events (the input and output copies excluded). An
+ * INFERRT_INVALID_ARGUMENT for a CPU context or before a successful run. */
 inferrt_status inferrt_context_last_gpu_time_ms(const inferrt_context *context, double *ms);
 void inferrt_context_free(inferrt_context *context);
 /* Copies `bytes` (which must equal the input's size) into input `index`. */
 inferrt_status inferrt_context_set_input(inferrt_context *context, size_t index,
                                          const void *data, size_t bytes);
 /* Threads the kernels of this context's runs use; 0 (the default) leaves
- * the OpenMP runtime's choice (OMP_NUM_THREADS, else every core). */
+ * the OpenMP runtime's choice (OMP_NUM_THREADS, else every core). No
+ * effect on a CUDA context. */
 inferrt_status inferrt_context_set_threads(inferrt_context *context, int threads);
+/* Runs the model on the current inputs. A CUDA run that fails makes its
+ * context unhealthy: later runs fail with INFERRT_INTERNAL "the CUDA context
+ * is unhealthy after an earlier error (...): free it and create a new one". */
 inferrt_status inferrt_context_run(inferrt_context *context);
-/* Points `data` at output `index`, valid until the next run or free. */
+/* Points `data` at output `index`, valid until the next run or free (for
+ * a CUDA context, its pinned host copy). */
 inferrt_status inferrt_context_get_output(inferrt_context *context, size_t index,
                                           const void **data, size_t *bytes);
 

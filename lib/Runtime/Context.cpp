@@ -1,12 +1,13 @@
-//===- Context.cpp - one inference's buffers and its CPU execution --------===//
+//===- Context.cpp - one inference's buffers and its execution ------------===//
 //
-// A context owns 64-byte aligned buffers for every input and output and the
-// memref descriptors the kernels take ({allocated, aligned, offset,
-// sizes[rank], strides[rank]}, row-major).
+// A CPU context owns 64-byte aligned buffers for every input and output and
+// the memref descriptors the kernels take ({allocated, aligned, offset,
+// sizes[rank], strides[rank]}, row-major). A context on a GPU hands
+// everything to the CUDA backend (Cuda/Backend.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaBackend.h"
+#include "Cuda/Backend.h"
 #include "Internal.h"
 
 #include <cstdlib>
@@ -31,7 +32,7 @@ struct inferrt_context_s {
   // Descriptor pointers in the kernels' order: inputs, weights, outputs, arena.
   std::vector<void *> arguments;
   // A context on a GPU (CUDA engines): its buffers live there instead.
-  std::unique_ptr<CudaContext, CudaContextDeleter> cuda;
+  CudaContextPtr cuda;
   ~inferrt_context_s() {
     for (Buffer &b : inputs)
       std::free(b.data);
@@ -92,9 +93,10 @@ static inferrt_status createContext(const inferrt_engine *engine, const char *de
                       "unknown device '%s': use cpu, cuda or cuda:N (N the device index)", device);
   if (cudaEngine != (index >= 0))
     return makeStatus(INFERRT_INVALID_ARGUMENT,
-                      "the engine was built for '%s' and cannot run on device '%s': rebuild it "
+                      "'%s' was built for target '%s' and cannot run on device '%s': rebuild it "
                       "with --target=%s",
-                      engine->target.c_str(), device, cudaEngine ? "cpu" : "cuda:sm_XY");
+                      engine->path.c_str(), engine->target.c_str(), device,
+                      cudaEngine ? "cpu" : "cuda:sm_XY");
   auto context = std::make_unique<inferrt_context_s>();
   context->engine = engine;
   if (cudaEngine) {
@@ -165,7 +167,8 @@ INFERRT_EXPORT inferrt_status inferrt_context_last_gpu_time_ms(const inferrt_con
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_last_gpu_time_ms: null argument");
   if (!context->cuda)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "GPU time needs a context on a CUDA device");
-  *ms = cudaLastGpuTime(*context->cuda);
+  if (!cudaLastGpuTime(*context->cuda, *ms))
+    return makeStatus(INFERRT_INVALID_ARGUMENT, "the context has not run successfully yet");
   return nullptr;
 }
 
@@ -182,8 +185,10 @@ INFERRT_EXPORT inferrt_status inferrt_context_set_input(inferrt_context *context
   if (bytes != info.bytes)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "input '%s' needs %zu bytes, got %zu",
                       info.name.c_str(), info.bytes, bytes);
-  if (context->cuda)
-    return cudaSetInput(*context->cuda, index, data, bytes);
+  if (context->cuda) {
+    cudaSetInput(*context->cuda, index, data, bytes);
+    return nullptr;
+  }
   std::memcpy(context->inputs[index].data, data, bytes);
   return nullptr;
 }
@@ -200,8 +205,13 @@ INFERRT_EXPORT inferrt_status inferrt_context_set_threads(inferrt_context *conte
 INFERRT_EXPORT inferrt_status inferrt_context_run(inferrt_context *context) {
   if (!context)
     return makeStatus(INFERRT_INVALID_ARGUMENT, "inferrt_context_run: null context");
-  if (context->cuda)
-    return cudaRun(*context->cuda);
+  if (context->cuda) {
+    try { // Messages are strings: nothing may escape the C API.
+      return cudaRun(*context->cuda);
+    } catch (const std::bad_alloc &) {
+      return makeStatus(INFERRT_INTERNAL, "out of host memory running a CUDA context");
+    }
+  }
   // OpenMP's thread count is per calling thread: set it on each run, since
   // the context may move between threads.
   if (context->threads > 0 && context->engine->setThreads)
@@ -218,7 +228,8 @@ INFERRT_EXPORT inferrt_status inferrt_context_get_output(inferrt_context *contex
     return makeStatus(INFERRT_INVALID_ARGUMENT, "output index %zu is out of range (the engine has %zu)",
                       index, context->engine->outputs.size());
   if (context->cuda) {
-    cudaOutput(*context->cuda, index, data, bytes);
+    *data = cudaOutput(*context->cuda, index);
+    *bytes = context->engine->outputs[index].bytes;
     return nullptr;
   }
   *data = context->outputs[index].data;

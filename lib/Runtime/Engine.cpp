@@ -3,11 +3,12 @@
 // The whole file is read and verified before any of it is used: magic,
 // format version, sizes, every section's bounds and checksum, the metadata's
 // schema, and the target. Only then are the kernels loaded, from memory
-// (memfd + dlopen), never from a path another process could swap.
+// (memfd + dlopen), never from a path another process could swap. A CUDA
+// engine's plan is checked (Cuda/Plan.cpp) but no driver is touched: its
+// modules are loaded by each context's device (Cuda/Device.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaBackend.h"
 #include "Internal.h"
 #include "Json.h"
 
@@ -237,7 +238,10 @@ inferrt_status loadPlan(std::string_view text, std::string_view weights,
         makeDescriptor(const_cast<char *>(weights.data()) + offset, shape));
     engine.weights.push_back(weights.substr(offset, bytes));
   }
-  return cuda ? parseCudaPlan(plan, kernelsSection, path, engine) : nullptr;
+  if (!cuda)
+    return nullptr;
+  return parseCudaPlan(plan, kernelsSection, engine.inputs.size(), engine.weights.size(),
+                       engine.outputs.size(), path, engine.cuda);
 }
 
 inferrt_status loadKernels(std::string_view kernels, inferrt_engine_s &engine) {
@@ -308,6 +312,7 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
   // One read of the whole file into a section-aligned buffer the engine
   // keeps: sections are views into it and the weights are used in place.
   auto engine = std::make_unique<inferrt_engine_s>();
+  engine->path = path;
   size_t capacity = (static_cast<size_t>(info.st_size) / INFERRT_SECTION_ALIGNMENT + 1) *
                     INFERRT_SECTION_ALIGNMENT;
   engine->file = static_cast<char *>(std::aligned_alloc(INFERRT_SECTION_ALIGNMENT, capacity));
@@ -339,7 +344,8 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
                                   sections[INFERRT_SECTION_KERNELS], path, *engine))
     return s;
   if (engine->target == kCudaTarget) {
-    // The GPU is opened by a context, not here: CUDA engines load anywhere.
+    // The GPU is opened by a context, not here: CUDA engines load and can be
+    // inspected on any machine.
     *out = engine.release();
     return nullptr;
   }

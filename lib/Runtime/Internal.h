@@ -3,9 +3,10 @@
 #ifndef INFERRT_LIB_RUNTIME_INTERNAL_H
 #define INFERRT_LIB_RUNTIME_INTERNAL_H
 
+#include "Cuda/Plan.h"
 #include "inferrt/inferrt.h"
 
-#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,37 +42,18 @@ std::vector<int64_t> makeDescriptor(void *data, const std::vector<int64_t> &shap
 /// Bytes per element of a metadata dtype, 0 if unknown.
 size_t dtypeBytes(const std::string &dtype);
 
-/// A CUDA engine's plan (docs/engine-format.md): module images (views into
-/// the engine's file) and the launches in order.
-struct CudaModule {
-  std::string format; // "cubin" or "ptx"
-  std::string arch;   // "sm_90"
-  int sm = 0;         // 90
-  std::string_view image;
-};
-struct CudaArg {
-  enum Kind { Input, Weight, Output, Arena } kind;
-  size_t index = 0;
-};
-struct CudaLaunch {
-  std::string kernel;
-  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  unsigned sharedBytes = 0;
-  std::vector<CudaArg> args;
-};
-struct CudaPlan {
-  std::vector<CudaModule> modules;
-  std::vector<CudaLaunch> launches;
-};
-
-struct CudaContext;
-struct CudaContextDeleter {
-  void operator()(CudaContext *context) const;
+struct CudaDevice; // Cuda/Device.h
+/// The engine's state on each CUDA device that has contexts of it (its
+/// module and weights there), shared by those contexts.
+struct CudaDevices {
+  std::mutex mutex;
+  std::vector<CudaDevice *> active;
 };
 
 } // namespace inferrt
 
 struct inferrt_engine_s {
+  std::string path; // As given to inferrt_engine_load, for messages.
   std::string target;
   std::string metadataJson;
   std::vector<inferrt::TensorInfo> inputs, outputs;
@@ -85,7 +67,8 @@ struct inferrt_engine_s {
                         // are used in place, shared by all contexts.
   std::vector<std::vector<int64_t>> weightDescriptors;
   std::vector<std::string_view> weights; // Each weight's bytes, in the file buffer.
-  inferrt::CudaPlan cuda;                // Target "cuda" only.
+  inferrt::CudaPlan cuda;                // Target "cuda" only: modules and launches.
+  mutable inferrt::CudaDevices cudaDevices; // Made and freed by its contexts.
   uint64_t arenaBytes = 0; // Each context's arena for intermediate tensors.
   inferrt_engine_s() = default;
   inferrt_engine_s(const inferrt_engine_s &) = delete;

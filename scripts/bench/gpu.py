@@ -180,7 +180,9 @@ def write_reports(args, device: dict, rows: list) -> None:
              "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
              "model and inputs; engines too large for the GPU machine's 64 MiB transfer went there with "
              "their weights stripped and were timed with random weights (accuracy not checked). "
-             "PyTorch twins have the same architecture with random weights.",
+             "PyTorch twins have the same architecture with random weights." +
+             (f" The PyTorch columns come from an earlier run: {device['pytorch_from']}."
+              if device.get("pytorch_from") else ""),
              "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "
              "max abs diff vs ORT | rel L2 | PyTorch eager ms | torch.compile ms |",
              "|---|---|---|---|---|---|---|---|"]
@@ -221,6 +223,9 @@ def main() -> int:
     ap.add_argument("--torch-archs", default="mobilenetv2,resnet50,bert-base,vit-b16,gpt2",
                     help="PyTorch twins to time even without an engine (comma-separated)")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--torch-from", type=Path, metavar="JSON",
+                    help="take the PyTorch timings from an earlier report of this script (same "
+                         "GPU) instead of measuring them again; the report says so")
     ap.add_argument("--markdown", type=Path, required=True)
     ap.add_argument("--json", type=Path, required=True)
     args = ap.parse_args()
@@ -238,12 +243,20 @@ def main() -> int:
                      "why_no_engine": "engine not carried (over the 64 MiB transfer limit)"})
     device = gpu_description()
     write_reports(args, device, rows)  # Again after each PyTorch twin: a cut-off run keeps what it has.
+    earlier = {}
+    if args.torch_from:
+        previous = json.loads(args.torch_from.read_text())
+        earlier = {r["torch"]: r.get("pytorch") for r in previous["models"] if r.get("torch")}
+        device["pytorch_from"] = f"{args.torch_from.name} ({previous['device'].get('nvidia_smi')})"
     for row in rows:
-        if row["torch"]:
+        if row["torch"] and row["torch"] in earlier:
+            row["pytorch"] = earlier[row["torch"]]
+        elif row["torch"]:
             print(f"torch: {row['torch']}", file=sys.stderr, flush=True)
             row["pytorch"] = run_torch(row["torch"], args.warmup, args.iterations,
                                        not args.no_compile)
             write_reports(args, device, rows)
+    write_reports(args, device, rows)
     print(args.markdown.read_text())
     return 0
 

@@ -187,6 +187,26 @@ std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
   return sizes;
 }
 
+} // namespace
+
+SmallVector<Operation *> mlir::infer::splitAt(RewriterBase &rewriter, Operation *op, unsigned dim,
+                                              int64_t position) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  int64_t range = linalgOp.getStaticLoopRanges()[dim];
+  if (position <= 0 || position >= range)
+    return {op};
+  rewriter.setInsertionPoint(op);
+  auto [head, tail] = linalg::splitOp(rewriter, cast<TilingInterface>(op), dim,
+                                      rewriter.getIndexAttr(position));
+  SmallVector<Operation *> pieces;
+  for (TilingInterface piece : {head, tail})
+    if (piece)
+      pieces.push_back(piece.getOperation());
+  return pieces;
+}
+
+namespace {
+
 /// Splits `op` along each parallel dim whose best dividing tile is less
 /// than half the wanted one (along the vector dim: that no tile of whole
 /// registers divides), at the last multiple of the wanted tile: a part that
@@ -209,16 +229,12 @@ SmallVector<linalg::LinalgOp> splitForWholeTiles(RewriterBase &rewriter, linalg:
       int64_t whole = range / tile * tile;
       bool divides = isVectorDim ? laneDivisorAtMost(range, tile, vector->second) != 0
                                  : 2 * divisorAtMost(range, tile) > tile;
-      if (whole == 0 || whole == range || divides) {
+      if (divides) {
         next.push_back(part);
         continue;
       }
-      rewriter.setInsertionPoint(part);
-      auto [head, tail] = linalg::splitOp(rewriter, cast<TilingInterface>(part.getOperation()),
-                                          dim, rewriter.getIndexAttr(whole));
-      for (TilingInterface piece : {head, tail})
-        if (piece)
-          next.push_back(cast<linalg::LinalgOp>(piece.getOperation()));
+      for (Operation *piece : splitAt(rewriter, part, dim, whole))
+        next.push_back(cast<linalg::LinalgOp>(piece));
     }
     parts = std::move(next);
   }

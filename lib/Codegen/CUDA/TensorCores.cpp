@@ -275,18 +275,9 @@ struct SplitContractionsPass
       for (auto [dim, tile] : splits) {
         SmallVector<linalg::LinalgOp> next;
         for (linalg::LinalgOp part : parts) {
-          int64_t range = part.getStaticLoopRanges()[dim];
-          int64_t whole = range / tile * tile;
-          if (whole == 0 || whole == range) {
-            next.push_back(part);
-            continue;
-          }
-          rewriter.setInsertionPoint(part);
-          auto [head, tail] = linalg::splitOp(rewriter, cast<TilingInterface>(part.getOperation()),
-                                              dim, rewriter.getIndexAttr(whole));
-          for (TilingInterface piece : {head, tail})
-            if (piece)
-              next.push_back(cast<linalg::LinalgOp>(piece.getOperation()));
+          int64_t whole = part.getStaticLoopRanges()[dim] / tile * tile;
+          for (Operation *piece : splitAt(rewriter, part, dim, whole))
+            next.push_back(cast<linalg::LinalgOp>(piece));
         }
         parts = std::move(next);
       }

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <memory>
@@ -100,6 +101,12 @@ void registerFuseElementwisePass();
 
 /// The passes of TileAndVectorize.cpp: register tiles and vector code on
 /// tensors, then (after bufferization) vector ops down to 1-D and FMAs.
+/// Splits the linalg op `op` along loop `dim` at `position` (linalg::splitOp)
+/// into the ops covering [0, position) and [position, end); `op` alone if
+/// the position is not inside the range. The pieces replace `op`.
+SmallVector<Operation *> splitAt(RewriterBase &rewriter, Operation *op, unsigned dim,
+                                 int64_t position);
+
 std::unique_ptr<Pass> createVectorizePass();
 std::unique_ptr<Pass> createLowerVectorsPass();
 void registerVectorPasses();

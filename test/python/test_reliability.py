@@ -1,5 +1,5 @@
 """The fast parts of the hardening checks (docs/reliability.md): compiling a
-real model twice gives the same engine bytes, running an engine twice gives
+real model twice gives the same engine bytes (CPU and CUDA), running an engine twice gives
 the same output bits, and a sample of single-byte flips is all refused."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ CLS = REPO / "models" / "ppocr" / "cls.onnx"
 EXAMPLE = REPO / "examples" / "tiny_cnn.onnxtext"
 
 
-def compile_engine(model, shape, out):
+def compile_engine(model, shape, out, *flags):
     """Compiles with `-o NAME` run inside out's directory: the flags, which
     the metadata records, are then the same for every directory."""
-    subprocess.run([str(INFER_OPT), str(model), "--input-shape", shape, "--emit=engine", "-o", out.name],
-                   check=True, capture_output=True, cwd=out.parent)
+    subprocess.run([str(INFER_OPT), str(model), "--input-shape", shape, "--emit=engine", "-o", out.name,
+                    *flags], check=True, capture_output=True, cwd=out.parent)
     return out.read_bytes()
 
 
@@ -31,6 +31,19 @@ def test_real_model_compiles_to_identical_engines(tmp_path):
     (tmp_path / "b").mkdir()
     first = compile_engine(CLS, "x:1x3x48x192", tmp_path / "a" / "cls.engine")
     second = compile_engine(CLS, "x:1x3x48x192", tmp_path / "b" / "cls.engine")
+    assert first == second
+
+
+def test_real_model_compiles_to_identical_cuda_engines(tmp_path):
+    # PTX from LLVM and cubins from ptxas, for two architectures.
+    if not CLS.exists():
+        pytest.skip(f"{CLS} missing: run scripts/fetch_ppocr_models.py")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    flags = ["--target=cuda:sm_80,sm_90"]
+    first = compile_engine(CLS, "x:1x3x48x192", tmp_path / "a" / "cls.engine", *flags)
+    second = compile_engine(CLS, "x:1x3x48x192", tmp_path / "b" / "cls.engine", *flags)
+    assert first[32:36] == b"cuda"
     assert first == second
 
 

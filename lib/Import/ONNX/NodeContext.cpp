@@ -5,6 +5,9 @@
 
 #include "mlir/IR/Verifier.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::infer;
 using namespace mlir::infer::onnx_import;
@@ -210,7 +213,25 @@ Value NodeContext::scalar(Type elementType, double value) {
   } else if (elementType.isInteger(1)) {
     element = BoolAttr::get(context(), value != 0);
   } else {
-    element = IntegerAttr::get(elementType, static_cast<int64_t>(value));
+    // Saturate to the integer type's range (NaN to 0): a float such as
+    // Clip's +inf default bound converted to int64 directly is undefined
+    // (found by scripts/fuzz.sh onnx-text).
+    auto it = cast<IntegerType>(elementType);
+    unsigned width = std::min(it.getWidth(), 64u);
+    bool isUnsigned = it.isUnsigned();
+    double low = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+    double high = std::ldexp(1.0, isUnsigned ? width : width - 1); // Exclusive.
+    int64_t v;
+    if (std::isnan(value))
+      v = 0;
+    else if (value <= low)
+      v = isUnsigned ? 0 : (width == 64 ? INT64_MIN : -(int64_t(1) << (width - 1)));
+    else if (value >= high)
+      v = isUnsigned ? (width >= 64 ? -1 : int64_t((uint64_t(1) << width) - 1))
+                     : (width == 64 ? INT64_MAX : (int64_t(1) << (width - 1)) - 1);
+    else
+      v = static_cast<int64_t>(value);
+    element = IntegerAttr::get(elementType, v);
   }
   return ConstantOp::create(builder_, loc_, DenseElementsAttr::get(type, element));
 }

@@ -697,8 +697,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_flag("--allow-tf32,!--no-tf32", opts.allowTF32,
                "CUDA: let float32 matmuls and convolutions use TF32 tensor cores (the default, as "
-               "in TensorRT); --no-tf32 keeps them in full float32")
-      ->capture_default_str();
+               "in TensorRT); --no-tf32 keeps them in full float32");
   app.add_option("--dump-kernels", opts.dumpKernels,
                  "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, and "
                  "the launch list into this directory");

@@ -4,7 +4,8 @@
 # Targets:
 #   engine-loader   raw bytes -> inferrt_engine_load (checksums resealed, so
 #                   mutations reach the layout, metadata, plan and weights
-#                   checks; stops before dlopen). Seeds: engines of the example.
+#                   checks, CUDA plans included; stops before dlopen). Seeds:
+#                   engines of the example, CPU and CUDA.
 #   onnx-binary     raw bytes as a binary .onnx -> the importer, then verify,
 #                   canonicalize and CSE. Seeds: the ONNX backend node test
 #                   models (the venv's onnx package generates them; up to
@@ -32,9 +33,11 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 
 case "$target" in
   engine-loader)
-    "$CXX" "${flags[@]}" -DINFERRT_FUZZ_NO_KERNELS lib/Runtime/Engine.cpp lib/Runtime/Context.cpp \
-      lib/Runtime/Status.cpp lib/Runtime/Json.cpp test/fuzz/engine_loader_fuzzer.cpp -ldl \
-      -o "$out/$target"
+    # CUDA plans are parsed too (Cuda/Plan.cpp); contexts are never made,
+    # so the stand-in backend without a driver (Cuda/Unsupported.cpp) links.
+    "$CXX" "${flags[@]}" -DINFERRT_FUZZ_NO_KERNELS -Ilib/Runtime lib/Runtime/Engine.cpp \
+      lib/Runtime/Context.cpp lib/Runtime/Status.cpp lib/Runtime/Json.cpp lib/Runtime/Cuda/Plan.cpp \
+      lib/Runtime/Cuda/Unsupported.cpp test/fuzz/engine_loader_fuzzer.cpp -ldl -o "$out/$target"
     # Seeds: the example at a few shapes (compiled by the normal build).
     [ -x build/bin/infer-opt ] || scripts/setup.sh
     for shape in 1x3x32x32 3x3x32x32; do
@@ -42,6 +45,10 @@ case "$target" in
       [ -f "$seed" ] || build/bin/infer-opt examples/tiny_cnn.onnxtext --input-shape "image:$shape" \
         --emit=engine -o "$seed"
     done
+    # A CUDA engine too (its plan's modules and launches), where ptxas is.
+    seed="$out/corpus/$target/seed-cuda.engine"
+    [ -f "$seed" ] || build/bin/infer-opt examples/tiny_cnn.onnxtext --input-shape image:1x3x32x32 \
+      --target=cuda:sm_90 --emit=engine -o "$seed" || true
     max_len=65536
     ;;
   onnx-binary|onnx-text)

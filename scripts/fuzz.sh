@@ -12,6 +12,10 @@
 #                   16 KiB each).
 #   onnx-text       the same with the bytes as ONNX text (.onnxtext). Seeds:
 #                   examples/ and the importer's lit inputs.
+#   onnx-proto      onnx-binary with structured mutations: inputs are parsed
+#                   as ModelProto, fields changed through protobuf reflection
+#                   and reserialized (test/fuzz/model_proto_mutator.cpp), so
+#                   they get past the parser. Seeds: as onnx-binary.
 # The importer targets compile lib/Import/ONNX instrumented and link the
 # normal build's dialect and MLIR (build/, made by scripts/setup.sh).
 # The corpus grows in build-fuzz/corpus/TARGET (kept between runs); crashes go
@@ -22,7 +26,7 @@ cd "$(dirname "$0")/.."
 target=${1:-}
 seconds=${2:-}
 if [ -z "$target" ] || [ -z "$seconds" ]; then
-  echo "usage: scripts/fuzz.sh TARGET SECONDS   (targets: engine-loader, onnx-binary, onnx-text)" >&2
+  echo "usage: scripts/fuzz.sh TARGET SECONDS   (targets: engine-loader, onnx-binary, onnx-text, onnx-proto)" >&2
   exit 2
 fi
 CXX=${FUZZ_CXX:-clang++}
@@ -51,7 +55,7 @@ case "$target" in
       --target=cuda:sm_90 --emit=engine -o "$seed" || true
     max_len=65536
     ;;
-  onnx-binary|onnx-text)
+  onnx-binary|onnx-text|onnx-proto)
     [ -f build/lib/libInferDialect.so ] || scripts/setup.sh
     objects="$out/importer-objects"
     mkdir -p "$objects"
@@ -64,12 +68,13 @@ case "$target" in
       [ "$obj" -nt "$src" ] || "$CXX" -std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
         -fno-sanitize-recover=undefined -Iinclude "${defines[@]}" -c "$src" -o "$obj"
     done
-    text=()
-    [ "$target" = onnx-text ] && text=(-DINFER_FUZZ_TEXT)
-    "$CXX" "${flags[@]}" "${defines[@]}" "${text[@]}" test/fuzz/onnx_importer_fuzzer.cpp \
+    extra=()
+    [ "$target" = onnx-text ] && extra=(-DINFER_FUZZ_TEXT)
+    [ "$target" = onnx-proto ] && extra=(test/fuzz/model_proto_mutator.cpp)
+    "$CXX" "${flags[@]}" "${defines[@]}" "${extra[@]}" test/fuzz/onnx_importer_fuzzer.cpp \
       "$objects"/*.o -Lbuild/lib -lInferDialect -L/usr/lib/llvm-22/lib -lMLIR -lLLVM -lonnx \
       -lonnx_proto -lprotobuf -Wl,-rpath,"$PWD/build/lib:/usr/lib/llvm-22/lib" -o "$out/$target"
-    if [ "$target" = onnx-binary ]; then
+    if [ "$target" != onnx-text ]; then
       # The backend node tests' models, made by the onnx package's generators.
       .venv/bin/python - "$out/corpus/$target" <<'PY'
 import sys, warnings
@@ -90,7 +95,7 @@ PY
     fi
     ;;
   *)
-    echo "fuzz: unknown target '$target' (targets: engine-loader, onnx-binary, onnx-text)" >&2
+    echo "fuzz: unknown target '$target' (targets: engine-loader, onnx-binary, onnx-text, onnx-proto)" >&2
     exit 2
     ;;
 esac

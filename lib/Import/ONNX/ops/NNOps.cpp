@@ -14,6 +14,11 @@ using namespace mlir::infer::onnx_import;
 
 namespace {
 
+/// Padding arithmetic is done in 128 bits: a malformed model's attributes
+/// (strides of 2^63 - 1, say) cannot overflow it.
+using WideDim = __int128;
+bool fitsDim(WideDim v) { return v >= 0 && v <= INT64_MAX; }
+
 /// Window attributes shared by Conv, ConvTranspose and the pools, resolved
 /// to explicit per-dim values.
 struct Window {
@@ -46,6 +51,17 @@ FailureOr<Window> readWindow(NodeContext &ctx, RankedTensorType input,
       static_cast<int64_t>(w.pads.size()) != 2 * spatial)
     return ctx.emitError() << "kernel_shape, strides and dilations need " << spatial
                            << " values and pads " << 2 * spatial << " for input " << input;
+  // Checked here, before the padding arithmetic below uses them; a kernel
+  // dim read from a dynamic weight dim stays dynamic (the op infers it).
+  auto positive = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v >= 1; });
+  };
+  if (!llvm::all_of(w.kernel, [](int64_t k) { return k >= 1 || ShapedType::isDynamic(k); }))
+    return ctx.emitError() << "kernel_shape values must be positive";
+  if (!positive(w.strides) || !positive(w.dilations))
+    return ctx.emitError() << "strides and dilations must be positive";
+  if (llvm::any_of(w.pads, [](int64_t p) { return p < 0; }))
+    return ctx.emitError() << "pads must be non-negative";
   if (autoPad == "NOTSET")
     return w;
   if (autoPad == "VALID") {
@@ -62,10 +78,16 @@ FailureOr<Window> readWindow(NodeContext &ctx, RankedTensorType input,
     if (ShapedType::isDynamic(in))
       return ctx.emitError() << "auto_pad " << autoPad
                              << " needs static spatial dims; pass --input-shape";
-    int64_t stride = std::max<int64_t>(w.strides[i], 1);
-    int64_t out = (in + stride - 1) / stride;
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * stride + (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
+    if (ShapedType::isDynamic(w.kernel[i]))
+      return ctx.emitError() << "auto_pad " << autoPad
+                             << " needs a static kernel size; give kernel_shape";
+    WideDim stride = w.strides[i];
+    WideDim out = (in + stride - 1) / stride;
+    WideDim wideTotal = std::max<WideDim>(
+        0, (out - 1) * stride + WideDim(w.kernel[i] - 1) * w.dilations[i] + 1 - in);
+    if (!fitsDim(wideTotal))
+      return ctx.emitError() << "auto_pad " << autoPad << " padding overflows int64";
+    int64_t total = static_cast<int64_t>(wideTotal);
     int64_t small = total / 2, large = total - small;
     w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
     w.pads[i + spatial] = autoPad == "SAME_UPPER" ? large : small;
@@ -117,10 +139,15 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       int64_t in = x.getDimSize(i + 2);
       if (ShapedType::isDynamic(in))
         return ctx.emitError() << "output_shape needs static spatial dims; pass --input-shape";
-      int64_t total = win.strides[i] * (in - 1) + outputPadding[i] +
-                      (win.kernel[i] - 1) * win.dilations[i] + 1 - outputShape[i];
-      if (total < 0)
+      if (ShapedType::isDynamic(win.kernel[i]))
+        return ctx.emitError() << "output_shape needs a static kernel size; give kernel_shape";
+      WideDim wideTotal = WideDim(win.strides[i]) * (in - 1) + outputPadding[i] +
+                          WideDim(win.kernel[i] - 1) * win.dilations[i] + 1 - outputShape[i];
+      if (wideTotal < 0)
         return ctx.emitError() << "output_shape " << outputShape[i] << " is not reachable";
+      if (!fitsDim(wideTotal))
+        return ctx.emitError() << "output_shape " << outputShape[i] << " overflows int64 padding";
+      int64_t total = static_cast<int64_t>(wideTotal);
       win.pads[i] = total / 2;
       win.pads[i + spatial] = total - total / 2;
     }

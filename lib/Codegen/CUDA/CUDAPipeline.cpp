@@ -77,8 +77,10 @@ static std::string ptxFeatures(const std::string &arch) {
 void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
   if (options.fuse)
     pm.addPass(createFuseElementwisePass());
-  if (options.allowTF32)
+  if (options.allowTF32) {
+    pm.addPass(createAlignContractionsPass());
     pm.addPass(createSplitContractionsPass());
+  }
   addBufferizationPasses(pm);
   pm.addPass(createStaticReshapesPass());
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.

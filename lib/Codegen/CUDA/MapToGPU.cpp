@@ -378,5 +378,6 @@ std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32) {
 void mlir::infer::registerCUDACodegenPasses() {
   PassRegistration<MapToGPUPass>();
   PassRegistration<StaticReshapesPass>();
+  registerPass([] { return createAlignContractionsPass(); });
   registerPass([] { return createSplitContractionsPass(); });
 }

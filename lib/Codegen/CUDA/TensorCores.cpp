@@ -171,6 +171,11 @@ bool mlir::infer::fitsTensorCoreTiles(const ContractionShape &s) {
          s.kRange() % kTileK == 0 && s.ranges[s.m] > 0 && s.ranges[s.n] > 0 && s.kRange() > 0;
 }
 
+bool mlir::infer::coversATile(const ContractionShape &s) {
+  bool kCovered = s.ks.size() == 1 ? s.ranges[s.k] >= kTileK : s.kRange() % kTileK == 0;
+  return s.ranges[s.m] >= kTileM && s.ranges[s.n] >= kTileN && kCovered && s.kRange() > 0;
+}
+
 FailureOr<std::pair<int64_t, int64_t>>
 mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s) {
   std::optional<TensorCoreOperands> layout = checkLayout(op, s);

@@ -36,6 +36,10 @@ std::optional<ContractionShape> tensorCoreShape(linalg::LinalgOp op);
 /// Whether whole 16x16x8 tiles cover the op.
 bool fitsTensorCoreTiles(const ContractionShape &shape);
 
+/// Whether splitting the op at whole tiles leaves a part for the tensor
+/// cores (infer-cuda-split-contractions splits m, n, and a single k).
+bool coversATile(const ContractionShape &shape);
+
 /// Emits the WMMA kernel body for `op` (on memrefs) at `b`'s insertion
 /// point; returns {grid, block}, or failure (nothing emitted) when the
 /// operands' layout does not suit WMMA.

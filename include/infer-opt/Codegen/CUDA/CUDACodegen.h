@@ -79,6 +79,7 @@ bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::st
                  std::string &cubin, std::string &log);
 
 std::unique_ptr<Pass> createStaticReshapesPass();
+std::unique_ptr<Pass> createAlignContractionsPass();
 std::unique_ptr<Pass> createSplitContractionsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32);

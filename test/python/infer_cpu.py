@@ -63,13 +63,13 @@ class CompiledModel:
     """A model compiled to an engine for fixed input shapes, loaded with one context."""
 
     def __init__(self, model_path: str | Path, shapes: dict[str, tuple[int, ...]],
-                 workdir: str | Path | None = None):
+                 workdir: str | Path | None = None, flags: tuple[str, ...] = ()):
         self._tmp = None
         if workdir is None:
             self._tmp = tempfile.TemporaryDirectory()
             workdir = self._tmp.name
         self.engine_path = Path(workdir) / (Path(model_path).stem + ".engine")
-        cmd = [str(INFER_OPT), str(model_path), "--emit=engine", "-o", str(self.engine_path)]
+        cmd = [str(INFER_OPT), str(model_path), "--emit=engine", "-o", str(self.engine_path), *flags]
         for name, shape in shapes.items():
             cmd += ["--input-shape", f"{name}:{'x'.join(map(str, shape))}"]
         result = subprocess.run(cmd, capture_output=True, text=True)
@@ -122,12 +122,13 @@ class CompiledModel:
 
 
 def check_against_onnxruntime(path: Path, inputs: dict[str, np.ndarray], workdir: Path,
-                              rtol: float, atol: float) -> None:
-    """Compiles `path`, runs it on `inputs` and asserts ONNX Runtime's outputs."""
+                              rtol: float, atol: float, flags: tuple[str, ...] = ()) -> None:
+    """Compiles `path` (infer-opt `flags` added), runs it on `inputs` and
+    asserts ONNX Runtime's outputs."""
     import onnxruntime as ort
 
     expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
-    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, workdir)
+    compiled = CompiledModel(path, {k: v.shape for k, v in inputs.items()}, workdir, flags)
     actual = compiled.run(inputs, expected)
     for index, (want, got) in enumerate(zip(expected, actual)):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,

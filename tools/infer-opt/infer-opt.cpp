@@ -69,6 +69,7 @@ struct Options {
   std::string cpu = "native";
   std::string target = "cpu";
   bool allowTF32 = true;
+  bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
   bool inspect = false;
   bool report = false;
@@ -501,6 +502,11 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
                     "DIR for the PTX and cubins)\n";
     return kExitBadInput;
   }
+  if (opts.cudaLayoutsOnCPU && (!cudaArchs.empty() || opts.emit == "infer")) {
+    llvm::errs() << "infer-opt: error: --cuda-layouts-on-cpu rewrites linalg for the CPU target: "
+                    "use it with --target=cpu and --emit=linalg or later\n";
+    return kExitBadInput;
+  }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;
@@ -558,6 +564,18 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
     pm.addPass(createCSEPass());
     if (failed(pm.run(*module)))
       return kExitBadInput;
+  }
+  if (opts.cudaLayoutsOnCPU) {
+    // The tensor program the CUDA kernels are made from, for the CPU to run:
+    // its rewrites checked against ONNX Runtime on machines without a GPU.
+    PassManager pm(&context);
+    pm.addPass(infer::createFuseElementwisePass());
+    pm.addPass(infer::createAlignContractionsPass());
+    pm.addPass(infer::createSplitContractionsPass());
+    if (failed(pm.run(*module))) {
+      llvm::errs() << "infer-opt: error: internal: the CUDA layout passes failed\n";
+      return kExitInternal;
+    }
   }
   infer::CPUCodegenOptions cpuOptions;
   cpuOptions.cpu = opts.cpu;
@@ -698,6 +716,11 @@ int main(int argc, char **argv) {
   app.add_flag("--allow-tf32,!--no-tf32", opts.allowTF32,
                "CUDA: let float32 matmuls and convolutions use TF32 tensor cores (the default, as "
                "in TensorRT); --no-tf32 keeps them in full float32");
+  app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
+               "Testing: compile for the CPU the tensor program that --target=cuda makes its "
+               "kernels from (contractions split at tensor-core tiles, misaligned rows padded "
+               "or transposed), so that those rewrites can be checked against ONNX Runtime "
+               "without a GPU");
   app.add_option("--dump-kernels", opts.dumpKernels,
                  "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, and "
                  "the launch list into this directory");

@@ -59,59 +59,134 @@ DenseElementsAttr transpose2D(DenseElementsAttr value) {
   return DenseElementsAttr::getFromRawBuffer(transposed, out);
 }
 
-/// The constant of input `index` if storing it transposed aligns its rows.
-DenseElementsAttr misalignedConstant(linalg::LinalgOp op, unsigned index) {
-  Value input = op.getDpsInputs()[index];
-  auto constant = input.getDefiningOp<arith::ConstantOp>();
-  auto value = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : DenseElementsAttr();
-  if (!value)
-    return {};
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getRank() != 2 || aligned(type.getDimSize(1)) || !aligned(type.getDimSize(0)))
-    return {};
-  return value;
+/// The row stride WMMA would load operand `index` of `op` with, were it a
+/// contiguous (row-major) tensor: the stride of whichever of its two tile
+/// dims is not the contiguous one. Nullopt when neither is contiguous (no
+/// layout fix helps then).
+std::optional<int64_t> contiguousRowStride(linalg::LinalgOp op, const ContractionShape &s,
+                                           unsigned index) {
+  auto type = cast<RankedTensorType>(op->getOperand(index).getType());
+  AffineMap map = op.getIndexingMapsArray()[index];
+  SmallVector<int64_t> perLoop(map.getNumDims(), 0);
+  int64_t stride = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    perLoop[cast<AffineDimExpr>(map.getResult(i)).getPosition()] += stride;
+    stride *= type.getDimSize(i);
+  }
+  unsigned first = index == 1 ? s.k : s.m, second = index == 0 ? s.k : s.n;
+  if (perLoop[first] == 1)
+    return perLoop[second];
+  if (perLoop[second] == 1)
+    return perLoop[first];
+  return std::nullopt;
 }
 
-/// The operand to give a padded home when `op`'s output rows are
-/// misaligned: the output itself when it is a tensor.empty, else the init of
-/// the single-init op that produces it (a fill, a broadcast bias) when that
-/// is a tensor.empty. Null when the rows are aligned or nothing qualifies.
-OpOperand *outputRoot(linalg::LinalgOp op) {
-  OpOperand *init = op.getDpsInitOperand(0);
-  if (init->get().getDefiningOp<tensor::EmptyOp>())
-    return init;
-  auto producer = init->get().getDefiningOp<DestinationStyleOpInterface>();
-  if (!producer || !init->get().hasOneUse() || producer->getNumResults() != 1 ||
-      producer.getNumDpsInits() != 1)
-    return nullptr;
-  OpOperand *root = producer.getDpsInitOperand(0);
-  if (!root->get().getDefiningOp<tensor::EmptyOp>() || root->get().getType() != init->get().getType())
-    return nullptr;
-  return root;
+/// How one operand's misaligned rows are fixed: a 2-D constant is stored
+/// transposed; anything else gets a padded home, given to the tensor.empty
+/// (`padRoot`) that its producer writes into.
+struct RowFix {
+  unsigned operand = 0;                  // 0, 1: the inputs; 2: the output.
+  RankedTensorType rowsType;             // The operand's type; its last dim is padded.
+  DenseElementsAttr transpose;           // Set: store this constant transposed.
+  OpOperand *padRoot = nullptr;          // Else: point this init at the padded home,
+  SmallVector<ReassociationIndices> expand; // expanded like this when a
+                                         // collapse_shape lies in between.
+};
+
+/// The fix for operand `index` of `op` (whose last dim is misaligned), if
+/// there is one:
+///   - a 2-D constant whose first dim is aligned: transposed;
+///   - a value written by a single-init op (a fill, a broadcast bias, an
+///     im2col copy, an activation) into a tensor.empty, or a tensor.empty
+///     itself, with at most one collapse_shape (a convolution's spatial dims
+///     flattened) before or after the producer: padded. Other users of the
+///     value read the same elements through the slice.
+std::optional<RowFix> planRowFix(linalg::LinalgOp op, unsigned index) {
+  OpOperand &use = op->getOpOperand(index);
+  RowFix fix;
+  fix.operand = index;
+  fix.rowsType = cast<RankedTensorType>(use.get().getType());
+  if (auto constant = use.get().getDefiningOp<arith::ConstantOp>()) {
+    auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!value || index == 2 || fix.rowsType.getRank() != 2 || !aligned(fix.rowsType.getDimSize(0)))
+      return std::nullopt;
+    fix.transpose = value;
+    return fix;
+  }
+  // At most one collapse_shape, before the producer or after it.
+  auto throughCollapse = [&](OpOperand *operand) -> OpOperand * {
+    auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse)
+      return operand;
+    if (!fix.expand.empty())
+      return nullptr;
+    fix.expand = collapse.getReassociationIndices();
+    return &collapse.getSrcMutable();
+  };
+  OpOperand *at = throughCollapse(&use);
+  if (!at)
+    return std::nullopt;
+  if (at->get().getDefiningOp<tensor::EmptyOp>()) {
+    fix.padRoot = at;
+    return fix;
+  }
+  auto producer = at->get().getDefiningOp<DestinationStyleOpInterface>();
+  if (!producer || producer->getNumResults() != 1 || producer.getNumDpsInits() != 1 ||
+      producer.getDpsInitOperand(0)->get().getType() != at->get().getType())
+    return std::nullopt;
+  OpOperand *root = throughCollapse(producer.getDpsInitOperand(0));
+  if (!root || !root->get().getDefiningOp<tensor::EmptyOp>())
+    return std::nullopt;
+  fix.padRoot = root;
+  return fix;
 }
 
-bool misalignedRows(linalg::LinalgOp op) {
-  auto type = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  return !aligned(type.getShape().back());
-}
-
-/// Points `operand` (a tensor.empty) at a slice of a new tensor.empty whose
-/// last dim is padded; other users of the old one keep it.
-void padRows(RewriterBase &rewriter, OpOperand &operand) {
-  auto type = cast<RankedTensorType>(operand.get().getType());
+/// Points the fix's root (a tensor.empty operand) at a slice of a new
+/// tensor.empty whose last dim is padded (expanded back to the root's shape
+/// when a collapse_shape lies in between); other users of the old
+/// tensor.empty keep it.
+void padRows(RewriterBase &rewriter, const RowFix &fix) {
+  RankedTensorType type = fix.rowsType;
   SmallVector<int64_t> padded(type.getShape());
   padded.back() = (padded.back() + kPaddedRow - 1) / kPaddedRow * kPaddedRow;
-  Operation *user = operand.getOwner();
+  OpOperand &root = *fix.padRoot;
+  Operation *user = root.getOwner();
   rewriter.setInsertionPoint(user);
-  Location loc = operand.get().getLoc();
+  Location loc = root.get().getLoc();
   Value wide = tensor::EmptyOp::create(rewriter, loc, padded, type.getElementType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0)),
       ones(rank, rewriter.getIndexAttr(1)), sizes;
   for (int64_t size : type.getShape())
     sizes.push_back(rewriter.getIndexAttr(size));
-  Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, wide, zeros, sizes, ones);
-  rewriter.modifyOpInPlace(user, [&] { operand.set(slice); });
+  Value home = tensor::ExtractSliceOp::create(rewriter, loc, type, wide, zeros, sizes, ones);
+  if (!fix.expand.empty())
+    home = tensor::ExpandShapeOp::create(rewriter, loc, root.get().getType(), home, fix.expand);
+  rewriter.modifyOpInPlace(user, [&] { root.set(home); });
+}
+
+/// Stores input `index` of `op` (a 2-D constant) transposed and transposes
+/// its indexing map; returns the op (generalized if it was a named op).
+linalg::GenericOp transposeConstant(RewriterBase &rewriter, linalg::LinalgOp op, unsigned index,
+                                    DenseElementsAttr value) {
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    generic = *linalg::generalizeNamedOp(rewriter, op);
+  rewriter.setInsertionPoint(generic);
+  Value transposed = arith::ConstantOp::create(rewriter, generic.getLoc(), transpose2D(value));
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  AffineMap map = maps[index];
+  maps[index] = AffineMap::get(map.getNumDims(), 0, {map.getResult(1), map.getResult(0)},
+                               rewriter.getContext());
+  Operation *old = generic->getOperand(index).getDefiningOp();
+  rewriter.modifyOpInPlace(generic, [&] {
+    generic->setOperand(index, transposed);
+    generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  if (old->use_empty()) // Else it would still be hoisted as a weight.
+    rewriter.eraseOp(old);
+  return generic;
 }
 
 struct AlignContractionsPass
@@ -119,48 +194,45 @@ struct AlignContractionsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AlignContractionsPass)
   StringRef getArgument() const final { return "infer-cuda-align-contractions"; }
   StringRef getDescription() const final {
-    return "Give float32 contractions with misaligned rows WMMA-ready layouts: odd constants "
-           "stored transposed, odd outputs in padded buffers";
+    return "Give float32 contractions with misaligned rows WMMA-ready layouts: odd 2-D "
+           "constants stored transposed, other odd operands in padded buffers";
   }
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> candidates;
+    SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       std::optional<ContractionShape> shape = tensorCoreShape(op);
       if (shape && op.hasPureTensorSemantics() && coversATile(*shape))
-        candidates.push_back(op);
+        candidates.push_back({op, *shape});
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : candidates) {
-      // All or nothing: an op whose output cannot be padded stays on the
-      // SIMT path, where a transposed constant would read uncoalesced.
-      OpOperand *root = nullptr;
-      if (misalignedRows(op) && !(root = outputRoot(op)))
-        continue;
-      if (root)
-        padRows(rewriter, *root);
-      for (unsigned index : {0u, 1u}) {
-        DenseElementsAttr value = misalignedConstant(op, index);
-        if (!value)
+    for (auto [op, shape] : candidates) {
+      // All or nothing: an op with an operand that cannot be fixed stays on
+      // the SIMT path, where a transposed constant would read uncoalesced.
+      SmallVector<RowFix> fixes;
+      bool fixable = true;
+      for (unsigned index : {0u, 1u, 2u}) {
+        std::optional<int64_t> rowStride = contiguousRowStride(op, shape, index);
+        if (!rowStride) {
+          fixable = false;
+          break;
+        }
+        if (aligned(*rowStride))
           continue;
-        rewriter.setInsertionPoint(op);
-        auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-        if (!generic)
-          generic = *linalg::generalizeNamedOp(rewriter, op);
-        op = generic;
-        rewriter.setInsertionPoint(generic);
-        Value transposed = arith::ConstantOp::create(rewriter, op.getLoc(), transpose2D(value));
-        SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-        AffineMap map = maps[index];
-        maps[index] = AffineMap::get(map.getNumDims(), 0, {map.getResult(1), map.getResult(0)},
-                                     &getContext());
-        Operation *old = generic->getOperand(index).getDefiningOp();
-        rewriter.modifyOpInPlace(generic, [&] {
-          generic->setOperand(index, transposed);
-          generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-        });
-        if (old->use_empty()) // Else it would still be hoisted as a weight.
-          rewriter.eraseOp(old);
+        std::optional<RowFix> fix = planRowFix(op, index);
+        fixable = fixable && fix;
+        if (fix)
+          fixes.push_back(*fix);
       }
+      if (!fixable)
+        continue;
+      // Pads first: their roots may be operands of `op`, which a transpose
+      // replaces by its generalized form.
+      for (const RowFix &fix : fixes)
+        if (!fix.transpose)
+          padRows(rewriter, fix);
+      for (const RowFix &fix : fixes)
+        if (fix.transpose)
+          op = transposeConstant(rewriter, op, fix.operand, fix.transpose);
     }
   }
 };

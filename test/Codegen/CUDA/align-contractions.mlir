@@ -49,13 +49,27 @@ func.func @no_tile(%a: tensor<16x8xf32>, %b: tensor<8x5xf32>) -> tensor<16x5xf32
   return %c : tensor<16x5xf32>
 }
 
-// An output whose producer has other users cannot move without a copy:
-// the op stays on the SIMT path, and so does its constant's layout (a
-// transposed B would read uncoalesced there).
-// CHECK-LABEL: func.func @shared_init
+// An output that is not built on a tensor.empty (here an argument) cannot
+// be padded: the op stays on the SIMT path, and so does its constant's
+// layout (a transposed B would read uncoalesced there).
+// CHECK-LABEL: func.func @unpaddable_output
 // CHECK-NOT: tensor.extract_slice
 // CHECK-NOT: tensor<17x8xf32>
 // CHECK: linalg.matmul
+func.func @unpaddable_output(%a: tensor<16x8xf32>, %acc: tensor<16x17xf32>) -> tensor<16x17xf32> {
+  %b = arith.constant dense<1.0> : tensor<8x17xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x17xf32>) outs(%acc : tensor<16x17xf32>) -> tensor<16x17xf32>
+  return %c : tensor<16x17xf32>
+}
+
+// A fill with other users is padded all the same: they read the same
+// elements through the slice.
+// CHECK-LABEL: func.func @shared_init
+// CHECK: %[[WIDE:.*]] = tensor.empty() : tensor<16x24xf32>
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[WIDE]]
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[SLICE]] : tensor<16x17xf32>)
+// CHECK: %[[C:.*]] = linalg.generic
+// CHECK: return %[[C]], %[[FILL]]
 func.func @shared_init(%a: tensor<16x8xf32>) -> (tensor<16x17xf32>, tensor<16x17xf32>) {
   %b = arith.constant dense<1.0> : tensor<8x17xf32>
   %zero = arith.constant 0.0 : f32
@@ -63,6 +77,34 @@ func.func @shared_init(%a: tensor<16x8xf32>) -> (tensor<16x17xf32>, tensor<16x17
   %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x17xf32>) -> tensor<16x17xf32>
   %c = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x17xf32>) outs(%fill : tensor<16x17xf32>) -> tensor<16x17xf32>
   return %c, %fill : tensor<16x17xf32>, tensor<16x17xf32>
+}
+
+// A convolution over a 7x7 map (ResNet-50's layer4) contracts over 49
+// flattened positions: its im2col input and its output both have rows of
+// 49. Each producer writes into a padded home (rows of 56), expanded back
+// to its own 7x7 shape; the collapse_shapes read through the slices.
+// CHECK-LABEL: func.func @conv_positions
+// CHECK: %[[WIDE_IN:.*]] = tensor.empty() : tensor<8x56xf32>
+// CHECK: %[[SLICE_IN:.*]] = tensor.extract_slice %[[WIDE_IN]][0, 0] [8, 49] [1, 1]
+// CHECK: %[[HOME_IN:.*]] = tensor.expand_shape %[[SLICE_IN]] {{\[\[}}0], [1, 2]] output_shape [8, 7, 7]
+// CHECK: linalg.generic {{.*}} outs(%[[HOME_IN]] : tensor<8x7x7xf32>)
+// CHECK: %[[WIDE_OUT:.*]] = tensor.empty() : tensor<16x56xf32>
+// CHECK: %[[SLICE_OUT:.*]] = tensor.extract_slice %[[WIDE_OUT]][0, 0] [16, 49] [1, 1]
+// CHECK: %[[HOME_OUT:.*]] = tensor.expand_shape %[[SLICE_OUT]] {{\[\[}}0], [1, 2]] output_shape [16, 7, 7]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[HOME_OUT]] : tensor<16x7x7xf32>)
+func.func @conv_positions(%x: tensor<8x7x7xf32>, %w: tensor<16x8xf32>) -> tensor<16x49xf32> {
+  %empty_in = tensor.empty() : tensor<8x7x7xf32>
+  %col = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<8x7x7xf32>) outs(%empty_in : tensor<8x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x7x7xf32>
+  %col_flat = tensor.collapse_shape %col [[0], [1, 2]] : tensor<8x7x7xf32> into tensor<8x49xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty_out = tensor.empty() : tensor<16x7x7xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty_out : tensor<16x7x7xf32>) -> tensor<16x7x7xf32>
+  %init = tensor.collapse_shape %fill [[0], [1, 2]] : tensor<16x7x7xf32> into tensor<16x49xf32>
+  %c = linalg.matmul ins(%w, %col_flat : tensor<16x8xf32>, tensor<8x49xf32>) outs(%init : tensor<16x49xf32>) -> tensor<16x49xf32>
+  return %c : tensor<16x49xf32>
 }
 
 // A tensor.empty that other ops also write into (PP-OCR rec's classifier

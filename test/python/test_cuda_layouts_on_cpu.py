@@ -1,0 +1,135 @@
+"""The CUDA back end's tensor rewrites, run on the CPU, match ONNX Runtime.
+
+`infer-opt --target=cuda` rewrites linalg before it makes kernels: float32
+contractions are split at whole tensor-core tiles (infer-cuda-split-
+contractions), and contractions whose rows are not a multiple of 4 floats
+get WMMA-ready layouts (infer-cuda-align-contractions: odd 2-D constants
+stored transposed, other odd operands written into padded buffers, through
+the collapse_shapes of convolutions). `--cuda-layouts-on-cpu` compiles that
+same tensor program for the CPU, so these tests check the rewrites'
+numerics on machines without a GPU (the kernels themselves are checked by
+ptxas and cuobjdump in scripts/cuda_kernel_check.py, and on a GPU by
+scripts/gpu-check.sh).
+
+Each model is built so that the rewrites fire: the lit tests in
+test/Codegen/CUDA/align-*.{mlir,test} show the IR they make.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from infer_cpu import INFER_OPT, REPO, check_against_onnxruntime
+from test_cpu_models import PPOCR, encoder_layer
+
+FLAGS = ("--cuda-layouts-on-cpu",)
+
+
+def check(path: Path, inputs: dict[str, np.ndarray], tmp_path: Path, rewritten: list[str]):
+    """Asserts that the rewritten linalg has each type in `rewritten` (the
+    rewrites fired), then the numerics."""
+    cmd = [str(INFER_OPT), str(path), "--emit=linalg", "--elide-weights=16", *FLAGS]
+    for name, array in inputs.items():
+        cmd += ["--input-shape", f"{name}:{'x'.join(map(str, array.shape))}"]
+    ir = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    for type_ in rewritten:
+        assert type_ in ir, f"{path.name}: no {type_} in the rewritten linalg"
+    check_against_onnxruntime(path, inputs, tmp_path, rtol=1e-3, atol=1e-4, flags=FLAGS)
+
+
+def save(tmp_path: Path, name: str, nodes, inputs, outputs, inits) -> Path:
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def weight(rng, *shape) -> np.ndarray:
+    return (rng.standard_normal(shape) * 0.2).astype(np.float32)
+
+
+def test_odd_vocabulary_projection(rng, tmp_path):
+    """GPT-2's lm_head in small: a MatMul with a folded Transpose of a
+    [50, 32] embedding (50 columns: transposed back, output padded to 56),
+    and a Gemm with transB and a bias over 37 columns (its bias broadcast
+    writes the padded output)."""
+    n = helper.make_node
+    nodes = [n("Transpose", ["embedding"], ["embedding_t"], perm=[1, 0]),
+             n("MatMul", ["x", "embedding_t"], ["logits"]),
+             n("Gemm", ["x", "head"], ["scores"], transB=1)]
+    nodes[-1].input.append("bias")
+    path = save(tmp_path, "odd_vocab", nodes,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [24, 32])],
+                [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [24, 50]),
+                 helper.make_tensor_value_info("scores", TensorProto.FLOAT, [24, 37])],
+                {"embedding": weight(rng, 50, 32), "head": weight(rng, 37, 32),
+                 "bias": weight(rng, 37)})
+    check(path, {"x": rng.standard_normal((24, 32)).astype(np.float32)}, tmp_path,
+          ["tensor.empty() : tensor<24x56xf32>", "tensor.empty() : tensor<24x40xf32>",
+           "arith.constant dense_resource<__elided__> : tensor<50x32xf32>"])
+
+
+def test_convolutions_on_a_7x7_map(rng, tmp_path):
+    """ResNet-50's layer4 in small: on a 7x7 map a convolution contracts
+    over 49 positions, so the im2col copies, the activations and the
+    outputs all get rows padded to 56; a stride-2 3x3 convolution from
+    14x14, a bottleneck (1x1, 3x3, 1x1) with biases and Relu, and the
+    residual Add whose output feeds both the next convolution and the
+    graph output."""
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w_down", "b_down"], ["down"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+          strides=[2, 2]),
+        n("Relu", ["down"], ["block_in"]),
+        n("Conv", ["block_in", "w1", "b1"], ["c1"], kernel_shape=[1, 1]),
+        n("Relu", ["c1"], ["r1"]),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        n("Relu", ["c2"], ["r2"]),
+        n("Conv", ["r2", "w3", "b3"], ["c3"], kernel_shape=[1, 1]),
+        n("Add", ["c3", "block_in"], ["sum"]),
+        n("Relu", ["sum"], ["y"]),
+        n("Conv", ["y", "w_next"], ["next"], kernel_shape=[1, 1]),
+    ]
+    path = save(tmp_path, "layer4", nodes,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 14, 14])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 7, 7]),
+                 helper.make_tensor_value_info("next", TensorProto.FLOAT, [1, 24, 7, 7])],
+                {"w_down": weight(rng, 32, 16, 3, 3), "b_down": weight(rng, 32),
+                 "w1": weight(rng, 16, 32, 1, 1), "b1": weight(rng, 16),
+                 "w2": weight(rng, 16, 16, 3, 3), "b2": weight(rng, 16),
+                 "w3": weight(rng, 32, 16, 1, 1), "b3": weight(rng, 32),
+                 "w_next": weight(rng, 24, 32, 1, 1)})
+    check(path, {"x": rng.standard_normal((1, 16, 14, 14)).astype(np.float32)}, tmp_path,
+          ["tensor.empty() : tensor<1x16x3x3x56xf32>", "tensor.empty() : tensor<1x32x56xf32>",
+           "tensor.empty() : tensor<1x16x56xf32>", "tensor.empty() : tensor<1x24x56xf32>"])
+
+
+def test_attention_over_an_odd_sequence(rng, tmp_path):
+    """ViT's 197 tokens in small: over 19 tokens the attention scores
+    [heads, 19, 19] and the probabilities that multiply V have odd rows."""
+    path = tmp_path / "encoder_layer.onnx"
+    onnx.save(encoder_layer(rng, seq=19, hidden=64, heads=4), str(path))
+    mask = np.ones((2, 19), np.int64)
+    mask[1, 13:] = 0
+    inputs = {"x": rng.standard_normal((2, 19, 64)).astype(np.float32), "mask": mask}
+    check(path, inputs, tmp_path, ["tensor.empty() : tensor<2x4x19x24xf32>"])
+
+
+@pytest.mark.parametrize("name", ["cls", "rec"])
+def test_ppocr(name, rng, tmp_path):
+    """Real models: rec's classifier has 6625 classes (transposed weight,
+    padded output); cls has only aligned rows (split edges only)."""
+    path = REPO / "models" / "ppocr" / f"{name}.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/fetch_ppocr_models.py")
+    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
+    check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x40x6632xf32>"]}[name])

@@ -1,24 +1,38 @@
 #!/usr/bin/env python3
-"""Strip or randomize the weights of an engine, for timing large models on a
-machine they cannot be copied to.
+"""Strip, randomize or split off the weights of an engine, for running large
+models on a machine they cannot be copied to.
 
 The GPU machine takes at most 64 MiB per transfer; ResNet-50, BERT, ViT and
-GPT-2 engines are 100 to 650 MB, nearly all weights. ``strip`` zeroes the
-WEIGHTS section (the file then compresses to almost nothing with xz);
-``randomize`` fills every floating-point weight with N(0, 0.02) values
-(integer weights stay 0: valid indices for Gather) and rewrites the
-checksums. The result computes garbage but takes the same time as the real
-model: use it for latency only, never for accuracy (its outputs are not
-compared with anything). Layout: docs/engine-format.md.
+GPT-2 engines are 100 to 650 MB, nearly all weights. Two ways across:
+
+Timing only: ``strip`` zeroes the WEIGHTS section (the file then compresses
+to almost nothing with xz); ``randomize`` fills every floating-point weight
+with N(0, 0.02) values (integer weights stay 0: valid indices for Gather).
+The result computes garbage but takes the same time as the real model: use
+it for latency only, never for accuracy.
+
+Exact: ``split`` zeroes only the weights that are an initializer of the
+ONNX model, as stored or as a 2-D transpose (what constant folding leaves
+of MatMul, Gemm and Conv weights), and writes a recipe naming them with
+their SHA-256; the rest stays in the engine. ``restore`` rebuilds the
+engine from the stripped file, the recipe and the model (which the other
+machine can regenerate: scripts/make_models.py is seeded), checks every
+weight's SHA-256 and rewrites the checksums: the engine is byte-identical
+to the original. Layout: docs/engine-format.md.
 
 Example:
     python3 scripts/engine_weights.py strip resnet50.engine resnet50.stripped.engine
     python3 scripts/engine_weights.py randomize resnet50.stripped.engine resnet50.random.engine
+    python3 scripts/engine_weights.py split resnet50.engine resnet50.stripped.engine \
+        --model resnet50.onnx --recipe resnet50.recipe.json
+    python3 scripts/engine_weights.py restore resnet50.stripped.engine resnet50.engine \
+        --model resnet50.onnx --recipe resnet50.recipe.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import struct
 import sys
@@ -64,18 +78,102 @@ def randomize(section: np.ndarray, table: list) -> None:
         view[:] = values.view(np.uint8)
 
 
+def initializer_arrays(model_path: Path) -> dict[str, np.ndarray]:
+    """The model's float initializers (external data loaded)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(model_path))
+    arrays = {}
+    for tensor in model.graph.initializer:
+        array = numpy_helper.to_array(tensor)
+        if array.dtype.kind == "f":
+            arrays[tensor.name] = np.ascontiguousarray(array)
+    return arrays
+
+
+def candidates(array: np.ndarray):
+    """The byte forms a folded weight may take: as stored, or transposed."""
+    yield "copy", array
+    if array.ndim == 2:
+        yield "transpose", np.ascontiguousarray(array.T)
+
+
+def digest(raw) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def split(data: bytearray, model_path: Path) -> dict:
+    """Zeroes the weights that the model's initializers give; returns the recipe."""
+    found = {}
+    for name, array in initializer_arrays(model_path).items():
+        for how, form in candidates(array):
+            found.setdefault(digest(form.tobytes()), (name, how))
+    recipe = {"model": model_path.name, "weights": []}
+
+    def fill(section: np.ndarray, table: list) -> None:
+        for index, w in enumerate(table):
+            view = section[w["offset"]:w["offset"] + w["bytes"]]
+            sha = digest(view.tobytes())
+            if sha in found:
+                name, how = found[sha]
+                recipe["weights"].append({"index": index, "initializer": name, "how": how,
+                                          "sha256": sha})
+                view[:] = 0
+
+    rewrite(data, fill)
+    return recipe
+
+
+def restore(data: bytearray, model_path: Path, recipe: dict) -> None:
+    """Fills the recipe's weights back from the model; raises on a mismatch."""
+    arrays = initializer_arrays(model_path)
+
+    def fill(section: np.ndarray, table: list) -> None:
+        for entry in recipe["weights"]:
+            w = table[entry["index"]]
+            array = arrays.get(entry["initializer"])
+            if array is None:
+                raise ValueError(f"{model_path}: no initializer {entry['initializer']}")
+            form = dict(candidates(array))[entry["how"]]
+            raw = form.tobytes()
+            if len(raw) != w["bytes"] or digest(raw) != entry["sha256"]:
+                raise ValueError(f"{model_path}: initializer {entry['initializer']} ({entry['how']}) "
+                                 f"differs from the engine's weight {entry['index']}: "
+                                 "not the model the engine was compiled from")
+            section[w["offset"]:w["offset"] + w["bytes"]] = np.frombuffer(raw, dtype=np.uint8)
+
+    rewrite(data, fill)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("action", choices=["strip", "randomize"])
+    ap.add_argument("action", choices=["strip", "randomize", "split", "restore"])
     ap.add_argument("engine", type=Path)
     ap.add_argument("output", type=Path)
+    ap.add_argument("--model", type=Path, help="split, restore: the ONNX model")
+    ap.add_argument("--recipe", type=Path, help="split: written; restore: read")
     args = ap.parse_args()
     data = bytearray(args.engine.read_bytes())
     if data[:8] != b"INFERENG":
         ap.error(f"{args.engine} is not an infer-opt engine")
-    rewrite(data, strip if args.action == "strip" else randomize)
+    if args.action in ("split", "restore") and not (args.model and args.recipe):
+        ap.error(f"{args.action} needs --model and --recipe")
+    if args.action == "split":
+        recipe = split(data, args.model)
+        args.recipe.write_text(json.dumps(recipe, indent=1) + "\n")
+        kept = sum(1 for _ in recipe["weights"])
+        print(f"{args.engine.name}: {kept} weights split off", file=sys.stderr)
+    elif args.action == "restore":
+        try:
+            restore(data, args.model, json.loads(args.recipe.read_text()))
+        except ValueError as error:
+            print(f"engine_weights: error: {error}", file=sys.stderr)
+            return 1
+    else:
+        rewrite(data, strip if args.action == "strip" else randomize)
     args.output.write_bytes(bytes(data))
     return 0
 

@@ -3,13 +3,15 @@
 #
 #   scripts/gpu-check.sh prepare     on the build machine (has infer-opt, no GPU):
 #       compiles the ONNX backend node tests (--target cuda, sm_90) and the
-#       real models that fit the GPU machine's 64 MiB transfer (PP-OCR det,
-#       rec, cls; MobileNetV2; --target=cuda:sm_80,sm_90) into build-carry/,
-#       with seeded inputs and ONNX Runtime CPU reference outputs, plus the
-#       CLI11 and nlohmann/json headers for building infer-run there.
+#       real models (--target=cuda:sm_80,sm_90) into build-carry/, with
+#       seeded inputs and ONNX Runtime CPU reference outputs, plus the CLI11
+#       and nlohmann/json headers for building infer-run there. Engines over
+#       the GPU machine's 64 MiB transfer (ResNet-50, BERT, ViT, GPT-2) go
+#       with their weights split off (scripts/gpu_models.py).
 #   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
 #       Python with onnx and PyTorch; no MLIR, no network): builds the
-#       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON), runs
+#       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON),
+#       regenerates the synthetic models and rebuilds their engines, runs
 #       the runtime's tests, the conformance suite on the GPU and the
 #       benchmark (scripts/bench/gpu.py), and writes OUTDIR/cuda.json,
 #       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/).
@@ -44,6 +46,8 @@ run() {
   cmake -G Ninja -S . -B build-gpu -DINFER_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
     -DINFER_HEADERS_DIR="$PWD/$CARRY/include" >/dev/null
   cmake --build build-gpu | tail -n 1
+  echo "== the split engines, rebuilt from regenerated models"
+  python3 scripts/gpu_models.py --restore "$CARRY/models" || true
   echo "== the real models through a second executor (CuPy), for comparison"
   python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models/manifest.json" --profile || true
   echo "== conformance on the GPU"

@@ -7,19 +7,28 @@ scripts/make_models.py make them): ``infer-opt MODEL --input-shape ...
 --target=cuda:ARCHS --emit=engine``, seeded random inputs (float: normal;
 token ids: uniform in [0, 1000)), ONNX Runtime CPU outputs for them, and
 OUT/manifest.json for scripts/bench/gpu.py. A model whose ONNX file is over
---max-mb (its engine would not fit the GPU machine's 64 MiB transfer) goes
-as a timing-only engine instead: weights zeroed and xz-compressed
-(scripts/engine_weights.py), randomized again on the GPU machine; its
-outputs are not checked.
+--max-mb would not fit the GPU machine's 64 MiB transfer:
+
+  - a synthetic model (scripts/make_models.py, seeded) travels exactly: the
+    weights its initializers give are split off the engine
+    (scripts/engine_weights.py split: a recipe with their SHA-256s) and the
+    rest is xz-compressed; on the GPU machine, ``--restore DIR`` regenerates
+    the model there and rebuilds the byte-identical engine, so its outputs
+    are checked like the others';
+  - any other goes as a timing-only engine: weights zeroed and
+    xz-compressed, randomized again on the GPU machine; its outputs are not
+    checked.
 
 Example:
     .venv/bin/python scripts/gpu_models.py --out build-carry/models
+    python3 scripts/gpu_models.py --restore build-carry/models   # on the GPU machine
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-# name, path, input shapes, PyTorch twin (scripts/bench/gpu.py)
+# name, path, input shapes, PyTorch twin (scripts/bench/gpu.py); the twins
+# are also the names scripts/make_models.py builds the synthetic ones by.
 MODELS = [
     ("ppocr-cls", "models/ppocr/cls.onnx", {"x": (1, 3, 48, 192)}, None),
     ("ppocr-rec", "models/ppocr/rec.onnx", {"x": (1, 3, 48, 320)}, None),
@@ -44,18 +54,71 @@ MODELS = [
 ]
 
 
+def synthetic(rel: str, twin: str | None) -> dict | None:
+    """How scripts/make_models.py rebuilds a synthetic model, if it is one."""
+    name = Path(rel).stem
+    if not rel.startswith("models/synthetic/") or twin is None or "-opset" not in name:
+        return None
+    return {"model": twin, "opset": int(name.rsplit("-opset", 1)[1]), "onnx": Path(rel).name}
+
+
+def restore_all(root: Path) -> int:
+    """On the GPU machine: rebuilds every split engine of root/manifest.json
+    from its regenerated model. An engine that cannot be restored exactly
+    falls back to timing only (and says so)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from engine_weights import restore
+
+    manifest_path = root / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    failures = 0
+    for entry in manifest:
+        how = entry.get("restore")
+        if not how:
+            continue
+        onnx_dir = root / "onnx"
+        model = onnx_dir / how["onnx"]
+        subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out",
+                        str(onnx_dir), "--opset", str(how["opset"]), "--models", how["model"]],
+                       check=True, stdout=subprocess.DEVNULL)
+        data = bytearray(lzma.decompress((root / entry["engine"]).read_bytes()))
+        try:
+            restore(data, model, json.loads((root / how["recipe"]).read_text()))
+        except ValueError as error:
+            print(f"{entry['name']}: cannot restore the engine exactly ({error}); "
+                  "timing only", file=sys.stderr)
+            entry.update(timing_only=True, inputs={}, reference={})
+            del entry["restore"]
+            failures += 1
+            continue
+        engine = root / f"{entry['name']}.engine"
+        engine.write_bytes(bytes(data))
+        entry["engine"] = engine.name
+        del entry["restore"]
+        print(f"{entry['name']}: engine restored ({len(data) / 2**20:.1f} MB)", file=sys.stderr)
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    return 1 if failures else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("--infer-opt", type=Path, default=REPO / "build" / "bin" / "infer-opt")
     ap.add_argument("--archs", default="sm_80,sm_90")
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--restore", type=Path, metavar="DIR",
+                    help="on the GPU machine: rebuild DIR's split engines (see above)")
     ap.add_argument("--models", help="comma-separated names (default: all that exist)")
     ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
     ap.add_argument("--max-mb", type=float, default=40.0,
-                    help="leave out models whose ONNX file is larger (default 40)")
+                    help="models whose ONNX file is larger travel split (synthetic) or as "
+                         "timing-only engines (default 40)")
     args = ap.parse_args()
+    if args.restore:
+        return restore_all(args.restore)
+    if not args.out:
+        ap.error("give --out (or --restore)")
     import onnxruntime as ort
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -75,7 +138,8 @@ def main() -> int:
         for n, s in shapes.items():
             cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
         subprocess.run(cmd, check=True)
-        if timing_only:
+        rebuild = synthetic(rel, twin) if timing_only else None
+        if timing_only and not rebuild:
             stripped = args.out / f"{name}.stripped.engine"
             subprocess.run([sys.executable, str(REPO / "scripts" / "engine_weights.py"), "strip",
                             str(engine), str(stripped)], check=True)
@@ -100,9 +164,22 @@ def main() -> int:
         for meta, value in zip(session.get_outputs(), session.run(None, feeds)):
             reference[meta.name] = f"{name}.ref.{meta.name.replace('/', '_')}.npy"
             np.save(args.out / reference[meta.name], value)
-        manifest.append({"name": name, "engine": engine.name, "inputs": inputs,
-                         "reference": reference, "torch": twin})
-        print(f"{name}: {engine.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)
+        entry = {"name": name, "engine": engine.name, "inputs": inputs, "reference": reference,
+                 "torch": twin}
+        if rebuild:
+            stripped = args.out / f"{name}.stripped.engine"
+            recipe = args.out / f"{name}.recipe.json"
+            subprocess.run([sys.executable, str(REPO / "scripts" / "engine_weights.py"), "split",
+                            str(engine), str(stripped), "--model", str(path), "--recipe",
+                            str(recipe)], check=True)
+            engine.unlink()
+            subprocess.run(["xz", "-1", "-f", str(stripped)], check=True)
+            entry.update(engine=stripped.name + ".xz", restore={**rebuild, "recipe": recipe.name})
+            print(f"{name}: split engine ({(args.out / entry['engine']).stat().st_size / 2**20:.1f}"
+                  " MB), rebuilt on the GPU machine", file=sys.stderr)
+        else:
+            print(f"{name}: {engine.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)
+        manifest.append(entry)
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return 0
 

@@ -1,0 +1,87 @@
+"""scripts/engine_weights.py split and restore: how large engines reach the
+GPU machine (64 MiB per transfer) with their real weights.
+
+`split` zeroes the weights that the ONNX model's initializers give (as
+stored, or transposed by constant folding) and writes a recipe; `restore`
+rebuilds a byte-identical engine from the model, and refuses a model whose
+initializers differ.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from infer_cpu import INFER_OPT, REPO
+
+SCRIPT = REPO / "scripts" / "engine_weights.py"
+
+
+def make_model(path, rng, scale=1.0):
+    """A MatMul with a folded Transpose (its weight is stored transposed in
+    the engine) and a Gemm."""
+    n = helper.make_node
+    inits = {"embedding": rng.standard_normal((50, 32)).astype(np.float32) * scale,
+             "head": rng.standard_normal((32, 16)).astype(np.float32)}
+    graph = helper.make_graph(
+        [n("Transpose", ["embedding"], ["embedding_t"], perm=[1, 0]),
+         n("MatMul", ["x", "embedding_t"], ["logits"]),
+         n("Gemm", ["x", "head"], ["scores"])],
+        "split", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [4, 50]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [4, 16])],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
+                          text=True)
+
+
+def test_split_then_restore_is_byte_identical(tmp_path):
+    model = tmp_path / "m.onnx"
+    make_model(model, np.random.default_rng(0))
+    engine, stripped, recipe, restored = (tmp_path / f for f in
+                                          ("m.engine", "m.stripped", "m.recipe.json", "m.restored"))
+    subprocess.run([str(INFER_OPT), str(model), "--emit=engine", "-o", str(engine)], check=True)
+    result = run("split", engine, stripped, "--model", model, "--recipe", recipe)
+    assert result.returncode == 0, result.stderr
+    assert "2 weights split off" in result.stderr
+    assert {w["how"] for w in json.loads(recipe.read_text())["weights"]} == {
+        "copy", "transpose"}
+    assert stripped.read_bytes() != engine.read_bytes()
+    result = run("restore", stripped, restored, "--model", model, "--recipe", recipe)
+    assert result.returncode == 0, result.stderr
+    assert restored.read_bytes() == engine.read_bytes()
+
+
+def test_restore_refuses_another_model(tmp_path):
+    model, other = tmp_path / "m.onnx", tmp_path / "other.onnx"
+    make_model(model, np.random.default_rng(0))
+    make_model(other, np.random.default_rng(0), scale=2.0)
+    engine, stripped, recipe = tmp_path / "m.engine", tmp_path / "m.stripped", tmp_path / "r.json"
+    subprocess.run([str(INFER_OPT), str(model), "--emit=engine", "-o", str(engine)], check=True)
+    assert run("split", engine, stripped, "--model", model, "--recipe", recipe).returncode == 0
+    result = run("restore", stripped, tmp_path / "out", "--model", other, "--recipe", recipe)
+    assert result.returncode == 1
+    assert "initializer embedding (transpose) differs from the engine's weight" in result.stderr
+    assert "not the model the engine was compiled from" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_split_needs_model_and_recipe(tmp_path):
+    model = tmp_path / "m.onnx"
+    make_model(model, np.random.default_rng(0))
+    engine = tmp_path / "m.engine"
+    subprocess.run([str(INFER_OPT), str(model), "--emit=engine", "-o", str(engine)], check=True)
+    result = run("split", engine, tmp_path / "s")
+    assert result.returncode == 2
+    assert "split needs --model and --recipe" in result.stderr

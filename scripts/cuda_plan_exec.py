@@ -152,7 +152,7 @@ def main() -> int:
     if args.manifest:
         root = args.manifest.parent
         for entry in json.loads(args.manifest.read_text()):
-            if entry.get("timing_only"):  # Random weights: a profile at most.
+            if entry.get("timing_only") or entry.get("restore"):  # Random weights: a profile at most.
                 if args.profile:
                     profile_timing_only(root, entry)
                 continue

@@ -62,10 +62,24 @@ def synthetic(rel: str, twin: str | None) -> dict | None:
     return {"model": twin, "opset": int(name.rsplit("-opset", 1)[1]), "onnx": Path(rel).name}
 
 
+def save_reference(session, root: Path, entry: dict) -> dict:
+    """ONNX Runtime's outputs for the entry's inputs, saved next to them."""
+    feeds = {k: np.load(root / f) for k, f in entry["inputs"].items()}
+    reference = {}
+    for meta, value in zip(session.get_outputs(), session.run(None, feeds)):
+        reference[meta.name] = f"{entry['name']}.ref.{meta.name.replace('/', '_')}.npy"
+        np.save(root / reference[meta.name], value)
+    return reference
+
+
 def restore_all(root: Path) -> int:
     """On the GPU machine: rebuilds every split engine of root/manifest.json
-    from its regenerated model. An engine that cannot be restored exactly
-    falls back to timing only (and says so)."""
+    from its regenerated model, and runs ONNX Runtime (CPU) on that model for
+    the reference outputs (they would not fit the transfer: GPT-2's logits
+    are 13 MB). An engine that cannot be restored exactly falls back to
+    timing only (and says so)."""
+    import onnxruntime as ort
+
     sys.path.insert(0, str(REPO / "scripts"))
     from engine_weights import restore
 
@@ -76,6 +90,7 @@ def restore_all(root: Path) -> int:
         how = entry.get("restore")
         if not how:
             continue
+        print(f"{entry['name']}: regenerating {how['onnx']}", file=sys.stderr)
         onnx_dir = root / "onnx"
         model = onnx_dir / how["onnx"]
         subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out",
@@ -94,6 +109,8 @@ def restore_all(root: Path) -> int:
         engine = root / f"{entry['name']}.engine"
         engine.write_bytes(bytes(data))
         entry["engine"] = engine.name
+        session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        entry["reference"] = save_reference(session, root, entry)
         del entry["restore"]
         print(f"{entry['name']}: engine restored ({len(data) / 2**20:.1f} MB)", file=sys.stderr)
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
@@ -150,22 +167,21 @@ def main() -> int:
             print(f"{name}: timing-only engine, weights stripped", file=sys.stderr)
             continue
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        feeds, inputs = {}, {}
+        inputs = {}
         for meta in session.get_inputs():
             shape = shapes[meta.name]
-            if "int64" in meta.type:
-                value = rng.integers(0, 1000, size=shape, dtype=np.int64)
-            else:
+            if "int64" not in meta.type:
                 value = rng.standard_normal(shape).astype(np.float32)
-            feeds[meta.name] = value
+            elif meta.name in ("attention_mask", "token_type_ids"):
+                value = rng.integers(0, 2, size=shape, dtype=np.int64)
+            else:  # token ids
+                value = rng.integers(0, 1000, size=shape, dtype=np.int64)
             inputs[meta.name] = f"{name}.in.{meta.name}.npy"
             np.save(args.out / inputs[meta.name], value)
-        reference = {}
-        for meta, value in zip(session.get_outputs(), session.run(None, feeds)):
-            reference[meta.name] = f"{name}.ref.{meta.name.replace('/', '_')}.npy"
-            np.save(args.out / reference[meta.name], value)
-        entry = {"name": name, "engine": engine.name, "inputs": inputs, "reference": reference,
+        entry = {"name": name, "engine": engine.name, "inputs": inputs, "reference": {},
                  "torch": twin}
+        if not rebuild:  # Split engines get their references where they are rebuilt.
+            entry["reference"] = save_reference(session, args.out, entry)
         if rebuild:
             stripped = args.out / f"{name}.stripped.engine"
             recipe = args.out / f"{name}.recipe.json"

@@ -82,8 +82,9 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
     """ResNet-50's layer4 in small: on a 7x7 map a convolution contracts
     over 49 positions, so the im2col copies, the activations and the
     outputs all get rows padded to 56; a stride-2 3x3 convolution from
-    14x14, a bottleneck (1x1, 3x3, 1x1) with biases and Relu, and the
-    residual Add whose output feeds both the next convolution and the
+    14x14, a bottleneck (1x1, 3x3, 1x1) with biases and Relu, a stride-2
+    1x1 downsample (its strided input is copied into a padded home), and
+    the residual Add whose output feeds both the next convolution and the
     graph output."""
     n = helper.make_node
     nodes = [
@@ -95,7 +96,8 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
         n("Conv", ["r1", "w2", "b2"], ["c2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
         n("Relu", ["c2"], ["r2"]),
         n("Conv", ["r2", "w3", "b3"], ["c3"], kernel_shape=[1, 1]),
-        n("Add", ["c3", "block_in"], ["sum"]),
+        n("Conv", ["x", "w_ds"], ["ds"], kernel_shape=[1, 1], strides=[2, 2]),
+        n("Add", ["c3", "ds"], ["sum"]),
         n("Relu", ["sum"], ["y"]),
         n("Conv", ["y", "w_next"], ["next"], kernel_shape=[1, 1]),
     ]
@@ -107,10 +109,12 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
                  "w1": weight(rng, 16, 32, 1, 1), "b1": weight(rng, 16),
                  "w2": weight(rng, 16, 16, 3, 3), "b2": weight(rng, 16),
                  "w3": weight(rng, 32, 16, 1, 1), "b3": weight(rng, 32),
+                 "w_ds": weight(rng, 32, 16, 1, 1),
                  "w_next": weight(rng, 24, 32, 1, 1)})
     check(path, {"x": rng.standard_normal((1, 16, 14, 14)).astype(np.float32)}, tmp_path,
           ["tensor.empty() : tensor<1x16x3x3x56xf32>", "tensor.empty() : tensor<1x32x56xf32>",
-           "tensor.empty() : tensor<1x16x56xf32>", "tensor.empty() : tensor<1x24x56xf32>"])
+           "tensor.empty() : tensor<1x16x56xf32>", "tensor.empty() : tensor<1x24x56xf32>",
+           "linalg.copy ins(%collapsed"])
 
 
 def test_attention_over_an_odd_sequence(rng, tmp_path):

@@ -90,8 +90,20 @@ struct RowFix {
   DenseElementsAttr transpose;           // Set: store this constant transposed.
   OpOperand *padRoot = nullptr;          // Else: point this init at the padded home,
   SmallVector<ReassociationIndices> expand; // expanded like this when a
-                                         // collapse_shape lies in between.
+                                         // collapse_shape lies in between;
+                                         // without a root, copy the input there.
+  bool done = false;                     // Padded already (for an earlier op).
 };
+
+/// Whether `home` is a padded home that padRows made: a slice, maybe
+/// expanded, of a tensor.empty with aligned rows.
+bool isPaddedHome(Value home) {
+  if (auto expand = home.getDefiningOp<tensor::ExpandShapeOp>())
+    home = expand.getSrc();
+  auto slice = home.getDefiningOp<tensor::ExtractSliceOp>();
+  auto empty = slice ? slice.getSource().getDefiningOp<tensor::EmptyOp>() : tensor::EmptyOp();
+  return empty && aligned(empty.getType().getShape().back());
+}
 
 /// The fix for operand `index` of `op` (whose last dim is misaligned), if
 /// there is one:
@@ -135,6 +147,10 @@ std::optional<RowFix> planRowFix(linalg::LinalgOp op, unsigned index) {
       producer.getDpsInitOperand(0)->get().getType() != at->get().getType())
     return std::nullopt;
   OpOperand *root = throughCollapse(producer.getDpsInitOperand(0));
+  if (root && isPaddedHome(root->get())) { // A value two contractions read.
+    fix.done = true;
+    return fix;
+  }
   if (!root || !root->get().getDefiningOp<tensor::EmptyOp>())
     return std::nullopt;
   fix.padRoot = root;
@@ -145,11 +161,11 @@ std::optional<RowFix> planRowFix(linalg::LinalgOp op, unsigned index) {
 /// tensor.empty whose last dim is padded (expanded back to the root's shape
 /// when a collapse_shape lies in between); other users of the old
 /// tensor.empty keep it.
-void padRows(RewriterBase &rewriter, const RowFix &fix) {
+void padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix) {
   RankedTensorType type = fix.rowsType;
   SmallVector<int64_t> padded(type.getShape());
   padded.back() = (padded.back() + kPaddedRow - 1) / kPaddedRow * kPaddedRow;
-  OpOperand &root = *fix.padRoot;
+  OpOperand &root = fix.padRoot ? *fix.padRoot : op->getOpOperand(fix.operand);
   Operation *user = root.getOwner();
   rewriter.setInsertionPoint(user);
   Location loc = root.get().getLoc();
@@ -160,7 +176,9 @@ void padRows(RewriterBase &rewriter, const RowFix &fix) {
   for (int64_t size : type.getShape())
     sizes.push_back(rewriter.getIndexAttr(size));
   Value home = tensor::ExtractSliceOp::create(rewriter, loc, type, wide, zeros, sizes, ones);
-  if (!fix.expand.empty())
+  if (!fix.padRoot) // An input nothing writes in place: copied there.
+    home = linalg::CopyOp::create(rewriter, loc, root.get(), home).getResult(0);
+  else if (!fix.expand.empty())
     home = tensor::ExpandShapeOp::create(rewriter, loc, root.get().getType(), home, fix.expand);
   rewriter.modifyOpInPlace(user, [&] { root.set(home); });
 }
@@ -219,6 +237,14 @@ struct AlignContractionsPass
         if (aligned(*rowStride))
           continue;
         std::optional<RowFix> fix = planRowFix(op, index);
+        if (!fix && index < 2 && !op->getOperand(index).getDefiningOp<arith::ConstantOp>()) {
+          // An input (a function argument, a strided slice: ResNet-50's
+          // stride-2 downsample) is copied into a padded home: reading it
+          // once costs far less than the contraction on SIMT.
+          fix = RowFix();
+          fix->operand = index;
+          fix->rowsType = cast<RankedTensorType>(op->getOperand(index).getType());
+        }
         fixable = fixable && fix;
         if (fix)
           fixes.push_back(*fix);
@@ -228,8 +254,8 @@ struct AlignContractionsPass
       // Pads first: their roots may be operands of `op`, which a transpose
       // replaces by its generalized form.
       for (const RowFix &fix : fixes)
-        if (!fix.transpose)
-          padRows(rewriter, fix);
+        if (!fix.transpose && !fix.done)
+          padRows(rewriter, op, fix);
       for (const RowFix &fix : fixes)
         if (fix.transpose)
           op = transposeConstant(rewriter, op, fix.operand, fix.transpose);

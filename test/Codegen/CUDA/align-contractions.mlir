@@ -126,3 +126,38 @@ func.func @shared_empty(%a: tensor<16x8xf32>, %bias: tensor<16x17xf32>) -> tenso
   %d = linalg.add ins(%c, %bias : tensor<16x17xf32>, tensor<16x17xf32>) outs(%empty : tensor<16x17xf32>) -> tensor<16x17xf32>
   return %d : tensor<16x17xf32>
 }
+
+// An input that nothing writes in place (here an argument; in ResNet-50 a
+// stride-2 slice) is copied into a padded home.
+// CHECK-LABEL: func.func @copied_input
+// CHECK: %[[WIDE:.*]] = tensor.empty() : tensor<16x24xf32>
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[WIDE]][0, 0] [16, 17] [1, 1]
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%arg0 : tensor<16x17xf32>) outs(%[[SLICE]] : tensor<16x17xf32>)
+// CHECK: linalg.matmul ins(%[[COPY]], %arg1 : tensor<16x17xf32>, tensor<17x16xf32>)
+func.func @copied_input(%a: tensor<16x17xf32>, %b: tensor<17x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x16xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<16x17xf32>, tensor<17x16xf32>) outs(%fill : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %c : tensor<16x16xf32>
+}
+
+// A value that two contractions read is padded once: the second finds the
+// padded home and needs no copy.
+// CHECK-LABEL: func.func @two_readers
+// CHECK: tensor.empty() : tensor<16x24xf32>
+// CHECK-NOT: tensor.empty() : tensor<16x24xf32>
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @two_readers(%x: tensor<16x17xf32>, %b: tensor<17x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty_a = tensor.empty() : tensor<16x17xf32>
+  %a = linalg.exp ins(%x : tensor<16x17xf32>) outs(%empty_a : tensor<16x17xf32>) -> tensor<16x17xf32>
+  %empty = tensor.empty() : tensor<16x16xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<16x17xf32>, tensor<17x16xf32>) outs(%fill : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %empty2 = tensor.empty() : tensor<16x16xf32>
+  %fill2 = linalg.fill ins(%zero : f32) outs(%empty2 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %d = linalg.matmul ins(%a, %b : tensor<16x17xf32>, tensor<17x16xf32>) outs(%fill2 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %c, %d : tensor<16x16xf32>, tensor<16x16xf32>
+}

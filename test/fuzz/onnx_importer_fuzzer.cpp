@@ -3,10 +3,11 @@
 // Built by scripts/fuzz.sh with clang -fsanitize=fuzzer,address,undefined,
 // the importer's sources instrumented and compiled in (the dialect and MLIR
 // come from the normal build, uninstrumented). Each input is a model file:
-// binary protobuf, or ONNX text when built with INFER_FUZZ_TEXT. It is
-// imported with a 64 MiB tensor cap, and an imported module is verified and
-// simplified (canonicalize + CSE: the folders are part of the surface), as
-// `infer-opt model.onnx` does. A crash, a sanitizer report, or a module
+// binary protobuf, or ONNX text when built with INFER_FUZZ_TEXT (the
+// onnx-proto target adds model_proto_mutator.cpp's structured mutations to
+// the binary form). It is imported with a 64 MiB tensor cap, and an
+// imported module is verified and simplified (canonicalize + CSE: the
+// folders are part of the surface), as `infer-opt model.onnx` does. A crash, a sanitizer report, or a module
 // that fails to verify after a successful import is a finding; rejections
 // with diagnostics are the expected outcome for most inputs.
 //

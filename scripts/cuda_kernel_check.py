@@ -7,8 +7,11 @@ For each real model (the list of scripts/import_real_models.sh):
      toolkit's ptxas for both architectures (infer-opt fails otherwise);
   2. ptxas's -v report must show no spill stores or loads;
   3. ``cuobjdump -sass`` of each cubin: no local-memory instruction
-     (LDL/STL) in any kernel, and every kernel the plan marks
-     ``tensor-cores`` (launches.txt) has HMMA instructions.
+     (LDL/STL) in any kernel, every kernel the plan marks
+     ``tensor-cores`` (launches.txt) has HMMA instructions, and some
+     kernel makes 16-byte global accesses (LDG/STG .128: the elementwise
+     kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
+     block reductions) are counted.
 
 cuobjdump and nvdisasm come from CUDA_PATH/bin, PATH, or NVIDIA's wheels in
 the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
@@ -89,6 +92,8 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
         marked = {line.split()[0] for line in (dump / "launches.txt").read_text().splitlines()
                   if "tensor-cores" in line.split()}
         hmma = 0
+        wide: set[str] = set()
+        shuffles: set[str] = set()
         for arch in ARCHS:
             log = (dump / f"ptxas.{arch}.log").read_text()
             spills = [l for l in log.splitlines() if "spill" in l and
@@ -109,7 +114,12 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 if "HMMA" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no HMMA"
                 hmma += sass[kernel].count("HMMA")
-        return f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA)"
+            wide |= {k for k, text in sass.items() if re.search(r"\b[LS]TG\.E\.128\b", text)}
+            shuffles |= {k for k, text in sass.items() if re.search(r"\bSHFL\.BFLY\b", text)}
+        if not wide:
+            return "no kernel makes 16-byte global accesses (LDG/STG.E.128)"
+        return (f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA), "
+                f"{len(wide)} with 16-byte accesses, {len(shuffles)} with warp shuffles")
 
 
 def main() -> int:

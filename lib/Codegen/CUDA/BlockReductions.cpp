@@ -9,10 +9,15 @@
 //   1. each thread folds a strided slice of the reduction space (linear
 //      over the reduction dims, innermost fastest: coalesced) into a
 //      partial value, starting from the combiner's identity;
-//   2. the partials meet in shared memory by a tree of halving steps, a
-//      barrier between steps;
-//   3. thread 0 combines the tree's result with the output's initial value
-//      (the fill or bias) and stores it.
+//   2. the partials meet: for 32-bit types (f32, i32: what gpu.shuffle
+//      lowers to shfl.sync for) in registers, by a butterfly of warp
+//      shuffles (xor 16, 8, 4, 2, 1) in each warp, then, with more than
+//      one warp, each warp's lane 0 writes its sum to shared memory and,
+//      after one barrier, a second butterfly over those sums; for other
+//      types by a tree of halving steps in shared memory, a barrier
+//      between steps;
+//   3. thread 0 combines the result with the output's initial value (the
+//      fill or bias) and stores it.
 //
 // Only linalg.generic ops whose payload is out' = combine(out, f(ins)) with
 // an associative, commutative combiner whose identity is known (addf, mulf,
@@ -30,6 +35,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -69,12 +75,7 @@ std::optional<std::pair<Operation *, TypedAttr>> matchCombiner(linalg::GenericOp
   return std::nullopt;
 }
 
-int64_t product(ArrayRef<int64_t> values) {
-  int64_t p = 1;
-  for (int64_t v : values)
-    p *= v;
-  return p;
-}
+constexpr int64_t kWarpSize = 32;
 
 } // namespace
 
@@ -101,6 +102,10 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::Generi
   while (plan.blockSize < 256 && plan.blockSize < length)
     plan.blockSize *= 2;
   plan.gridSize = outputs;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  plan.warpShuffles = element.isF32() || element.isInteger(32);
+  plan.scratchSize = plan.warpShuffles ? std::max<int64_t>(1, plan.blockSize / kWarpSize)
+                                       : plan.blockSize;
   return plan;
 }
 
@@ -164,9 +169,6 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
     scf::YieldOp::create(b, loc, map.lookup(combine->getResult(0)));
   }
 
-  // 2. The tree in shared memory.
-  memref::StoreOp::create(b, loc, loop.getResult(0), scratch, ValueRange{thread});
-  gpu::BarrierOp::create(b, loc);
   auto combineValues = [&](Value x, Value y) {
     OperationState state(loc, combine->getName());
     state.addOperands({x, y});
@@ -174,18 +176,68 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
     state.addAttributes(combine->getAttrs());
     return b.create(state)->getResult(0);
   };
-  for (int64_t half = plan.blockSize / 2; half >= 1; half /= 2) {
-    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, cst(half));
-    auto step = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&step.getThenRegion().front());
-      Value mine = memref::LoadOp::create(b, loc, scratch, ValueRange{thread});
-      Value other = memref::LoadOp::create(
-          b, loc, scratch, ValueRange{arith::AddIOp::create(b, loc, thread, cst(half))});
-      memref::StoreOp::create(b, loc, combineValues(mine, other), scratch, ValueRange{thread});
+  Value total;
+  if (plan.warpShuffles) {
+    // 2. Butterflies: after xor steps `lanes/2 .. 1` every lane of a warp
+    // holds the combination of its group of `lanes` lanes. No step sits
+    // under a condition: shfl.sync needs the whole warp.
+    auto butterfly = [&](Value value, int64_t lanes) {
+      Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+      for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+        Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
+        Value other = gpu::ShuffleOp::create(b, loc, value, distance, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        value = combineValues(value, other);
+      }
+      return value;
+    };
+    total = butterfly(loop.getResult(0), kWarpSize);
+    int64_t warps = plan.blockSize / kWarpSize;
+    if (warps > 1) {
+      // Lane 0 of each warp publishes its warp's value; after the barrier
+      // every warp reads them all (the lanes past the last warp take the
+      // identity) and combines them the same way.
+      Value lane = arith::RemUIOp::create(b, loc, thread, cst(kWarpSize));
+      Value warp = arith::DivUIOp::create(b, loc, thread, cst(kWarpSize));
+      Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst(0));
+      auto publish = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&publish.getThenRegion().front());
+        memref::StoreOp::create(b, loc, total, scratch, ValueRange{warp});
+      }
+      gpu::BarrierOp::create(b, loc);
+      Value present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, cst(warps));
+      auto read = scf::IfOp::create(b, loc, TypeRange{identity.getType()}, present,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&read.getThenRegion().front());
+        scf::YieldOp::create(b, loc,
+                             memref::LoadOp::create(b, loc, scratch, ValueRange{lane}).getResult());
+        b.setInsertionPointToStart(&read.getElseRegion().front());
+        scf::YieldOp::create(b, loc, identity);
+      }
+      total = butterfly(read.getResult(0), warps);
     }
+  } else {
+    // 2. The tree in shared memory.
+    memref::StoreOp::create(b, loc, loop.getResult(0), scratch, ValueRange{thread});
     gpu::BarrierOp::create(b, loc);
+    for (int64_t half = plan.blockSize / 2; half >= 1; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, cst(half));
+      auto step = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&step.getThenRegion().front());
+        Value mine = memref::LoadOp::create(b, loc, scratch, ValueRange{thread});
+        Value other = memref::LoadOp::create(
+            b, loc, scratch, ValueRange{arith::AddIOp::create(b, loc, thread, cst(half))});
+        memref::StoreOp::create(b, loc, combineValues(mine, other), scratch, ValueRange{thread});
+      }
+      gpu::BarrierOp::create(b, loc);
+    }
   }
 
   // 3. Thread 0 folds in the output's initial value (the output's map has
@@ -201,7 +253,8 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   for (unsigned i = 0; i < outMap.getNumResults(); ++i)
     indices.push_back(affine::AffineApplyOp::create(b, loc, outMap.getSubMap({i}), loopIndex));
   Value initial = memref::LoadOp::create(b, loc, output.get(), indices);
-  Value total = memref::LoadOp::create(b, loc, scratch, ValueRange{cst(0)});
+  if (!plan.warpShuffles)
+    total = memref::LoadOp::create(b, loc, scratch, ValueRange{cst(0)});
   memref::StoreOp::create(b, loc, combineValues(initial, total), output.get(), indices);
   return success();
 }

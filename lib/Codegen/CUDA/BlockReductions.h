@@ -14,18 +14,22 @@
 
 namespace mlir::infer {
 
-/// The launch of a block reduction: one block (a power of two of threads)
-/// per output point; the parallel and reduction loop dims of the op.
+/// The launch of a block reduction: one block (a power of two of threads,
+/// at least a warp) per output point; the parallel and reduction loop dims
+/// of the op; whether partials meet by warp shuffles (32-bit types) or a
+/// shared-memory tree, and the shared scratch that needs, in elements.
 struct BlockReductionPlan {
   SmallVector<unsigned> parallel, reduction;
   int64_t blockSize = 0, gridSize = 0;
+  bool warpShuffles = false;
+  int64_t scratchSize = 0;
 };
 
 /// A plan if `op` (on memrefs) is a reduction worth a block per output.
 std::optional<BlockReductionPlan> planBlockReduction(linalg::GenericOp op);
 
 /// Emits the kernel body for `op` at `b`'s insertion point; `scratch` is a
-/// workgroup buffer of plan.blockSize elements of the output's type.
+/// workgroup buffer of plan.scratchSize elements of the output's type.
 LogicalResult buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
                                         const BlockReductionPlan &plan, Value scratch);
 

@@ -15,7 +15,9 @@
 //      A kernel without a parallel loop runs on one thread. A reduction
 //      with few outputs and a long reduction gets a block per output
 //      instead (BlockReductions.cpp); a float32 contraction that fits the
-//      tensor cores, a WMMA kernel (TensorCores.cpp).
+//      tensor cores, a WMMA kernel (TensorCores.cpp); an elementwise op
+//      whose innermost dim is a multiple of 4, 4 elements a thread with
+//      16-byte vector accesses where legal (VectorAccesses.cpp).
 //   3. The call becomes a launch record (grid, block, argument indices) on
 //      the module (`infer.launches`); the host functions are erased, since
 //      the runtime executes the plan itself.
@@ -25,6 +27,7 @@
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "BlockReductions.h"
 #include "TensorCores.h"
+#include "VectorAccesses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,6 +36,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -149,7 +153,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return "Turn the entry's outlined kernels into gpu.funcs and its calls into launch records";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect>();
+    registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect,
+                    vector::VectorDialect>();
   }
 
   MapToGPUPass() = default;
@@ -236,7 +241,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       if (std::optional<BlockReductionPlan> plan = planBlockReduction(generics.front())) {
         Type element = getElementTypeOrSelf(generics.front().getDpsInits()[0].getType());
         auto scratchType = MemRefType::get(
-            {plan->blockSize}, element, AffineMap(),
+            {plan->scratchSize}, element, AffineMap(),
             gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
         SmallVector<Operation *> work;
         gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, scratchType);
@@ -251,6 +256,23 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           return LaunchConfig{plan->blockSize, plan->gridSize};
         }
         func.erase(); // Not a reduction it handles after all: the SIMT path.
+      }
+    if (generics.size() == 1)
+      if (std::optional<VectorAccessPlan> plan = planVectorAccesses(generics.front())) {
+        SmallVector<Operation *> work;
+        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work);
+        auto op = work.size() == 1 ? dyn_cast<linalg::GenericOp>(work.front()) : linalg::GenericOp();
+        if (op) {
+          LaunchConfig config = chooseLaunchConfig(plan->threads);
+          OpBuilder b(op);
+          buildVectorAccessKernel(b, op, *plan, config.blockSize);
+          op->erase();
+          func->setAttr("infer.vector_accesses", b.getUnitAttr());
+          func.setKnownBlockSizeAttr(
+              b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
+          return config;
+        }
+        func.erase();
       }
     for (linalg::GenericOp op : generics)
       if (failed(lowerToParallelLoops(rewriter, op)))

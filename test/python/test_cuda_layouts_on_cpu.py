@@ -117,6 +117,29 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
            "linalg.copy ins(%collapsed"])
 
 
+def test_first_convolutions_pad_their_reduction(rng, tmp_path):
+    """The stems of ResNet-50 (7x7 over 3 channels, stride 2: k = 147) and
+    MobileNetV2 (3x3 over 3 channels: k = 27) contract over several k dims
+    whose product is not a multiple of 8: the innermost (kw) is padded with
+    zeros, in the weights and in the im2col copy (k = 168 and 72), so the
+    whole convolution fits the tensor cores. The padding must add nothing."""
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w7", "b7"], ["resnet_stem"], kernel_shape=[7, 7],
+               pads=[3, 3, 3, 3], strides=[2, 2]),
+             n("Conv", ["x", "w3"], ["mobilenet_stem"], kernel_shape=[3, 3],
+               pads=[1, 1, 1, 1], strides=[2, 2])]
+    path = save(tmp_path, "stems", nodes,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+                [helper.make_tensor_value_info("resnet_stem", TensorProto.FLOAT, [1, 16, 16, 16]),
+                 helper.make_tensor_value_info("mobilenet_stem", TensorProto.FLOAT,
+                                               [1, 32, 16, 16])],
+                {"w7": weight(rng, 16, 3, 7, 7), "b7": weight(rng, 16),
+                 "w3": weight(rng, 32, 3, 3, 3)})
+    check(path, {"x": rng.standard_normal((1, 3, 32, 32)).astype(np.float32)}, tmp_path,
+          ["tensor<16x3x7x8xf32>", "tensor<1x3x7x8x256xf32>",
+           "tensor<32x3x3x8xf32>", "tensor<1x3x3x8x256xf32>"])
+
+
 def test_attention_over_an_odd_sequence(rng, tmp_path):
     """ViT's 197 tokens in small: over 19 tokens the attention scores
     [heads, 19, 19] and the probabilities that multiply V have odd rows."""

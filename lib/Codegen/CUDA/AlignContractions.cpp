@@ -19,6 +19,14 @@
 //     of the bufferized output are 32-byte aligned. Its users read the slice
 //     (the function's output is copied out of it, as before).
 //
+// Before that, a contraction over several k dims whose product is not a
+// multiple of 8 (a network's first convolution: 3 channels x 7 x 7 = 147 in
+// ResNet-50, 3 x 3 x 3 = 27 in MobileNetV2) has its innermost k dim padded
+// with zeros until it is (7 -> 8: k = 168), in both inputs: a constant
+// weight is padded, an im2col copy writes into a slice of a zero-filled
+// tensor. The extra products are 0 x 0, and the whole op fits the tensor
+// cores instead of running on SIMT.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
@@ -207,6 +215,147 @@ linalg::GenericOp transposeConstant(RewriterBase &rewriter, linalg::LinalgOp op,
   return generic;
 }
 
+/// The range to pad the innermost k dim of `s` to, when its k dims are
+/// several and their product is not a multiple of a tile's k (a single k
+/// dim is split at whole tiles instead).
+std::optional<int64_t> paddedKRange(const ContractionShape &s) {
+  if (s.ks.size() < 2 || s.kRange() % kTileK == 0 || s.ranges[s.m] < kTileM ||
+      s.ranges[s.n] < kTileN)
+    return std::nullopt;
+  int64_t outer = s.kRange() / s.ranges[s.k];
+  int64_t range = s.ranges[s.k] + 1;
+  while ((outer * range) % kTileK != 0)
+    ++range;
+  return range;
+}
+
+/// How one input of a contraction gets its innermost k dim padded.
+struct KPad {
+  unsigned operand = 0;
+  unsigned dim = 0;                // The operand's dim that the k loop indexes.
+  DenseElementsAttr constant;      // Set: pad this float32 constant.
+  DestinationStyleOpInterface producer; // Else: this op writes the operand
+  tensor::CollapseShapeOp collapse;     // (collapsed by this, if set) into
+  unsigned producedDim = 0;             // a tensor.empty; the k dim there.
+};
+
+/// The plan for input `index` of `op`, whose loop dim `k` is padded.
+std::optional<KPad> planKPad(linalg::LinalgOp op, unsigned index, unsigned k) {
+  KPad pad;
+  pad.operand = index;
+  AffineMap map = op.getIndexingMapsArray()[index];
+  std::optional<unsigned> dim;
+  for (unsigned i = 0; i < map.getNumResults(); ++i) {
+    if (!map.getResult(i).isFunctionOfDim(k))
+      continue;
+    auto expr = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (dim || !expr)
+      return std::nullopt; // Indexed twice, or through an expression.
+    dim = i;
+  }
+  if (!dim)
+    return std::nullopt;
+  pad.dim = *dim;
+  Value value = op->getOperand(index);
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    auto attr = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!attr || !attr.getElementType().isF32())
+      return std::nullopt;
+    pad.constant = attr;
+    return pad;
+  }
+  pad.producedDim = pad.dim;
+  if ((pad.collapse = value.getDefiningOp<tensor::CollapseShapeOp>())) {
+    ReassociationIndices group = pad.collapse.getReassociationIndices()[pad.dim];
+    if (group.size() != 1)
+      return std::nullopt;
+    pad.producedDim = group.front();
+    value = pad.collapse.getSrc();
+  }
+  pad.producer = value.getDefiningOp<DestinationStyleOpInterface>();
+  if (!pad.producer || pad.producer->getNumResults() != 1 || pad.producer.getNumDpsInits() != 1 ||
+      !pad.producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
+    return std::nullopt;
+  return pad;
+}
+
+/// `value` (float32) with `dim` grown to `range`, the new entries 0.
+DenseElementsAttr padConstant(DenseElementsAttr value, unsigned dim, int64_t range) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t inner = 1;
+  for (unsigned i = dim + 1; i < shape.size(); ++i)
+    inner *= shape[i];
+  int64_t old = shape[dim];
+  shape[dim] = range;
+  SmallVector<float> values(value.getValues<float>());
+  SmallVector<float> padded(RankedTensorType::get(shape, type.getElementType()).getNumElements(),
+                            0.0f);
+  int64_t outer = static_cast<int64_t>(values.size()) / (old * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < old * inner; ++i)
+      padded[o * range * inner + i] = values[o * old * inner + i];
+  return DenseElementsAttr::get(RankedTensorType::get(shape, type.getElementType()),
+                                ArrayRef<float>(padded));
+}
+
+/// Applies `pad` to `op`, growing the k dim to `range`.
+void applyKPad(RewriterBase &rewriter, linalg::LinalgOp op, KPad pad, int64_t range) {
+  Location loc = op.getLoc();
+  Value padded;
+  if (pad.constant) {
+    rewriter.setInsertionPoint(op);
+    padded = arith::ConstantOp::create(rewriter, loc, padConstant(pad.constant, pad.dim, range));
+  } else {
+    // A zero-filled tensor; the producer writes all but the padding, in
+    // place through the slice (bufferized, the insert_slice is a no-op).
+    Operation *producer = pad.producer.getOperation();
+    auto type = cast<RankedTensorType>(producer->getResult(0).getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[pad.producedDim] = range;
+    rewriter.setInsertionPoint(producer);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+    Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        strides(rank, rewriter.getIndexAttr(1)), sizes;
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, zeros, offsets, sizes, strides);
+    rewriter.modifyOpInPlace(producer, [&] { pad.producer.getDpsInitOperand(0)->set(slice); });
+    rewriter.setInsertionPointAfter(producer);
+    padded = tensor::InsertSliceOp::create(rewriter, loc, producer->getResult(0), zeros, offsets,
+                                           sizes, strides);
+    if (pad.collapse)
+      padded = tensor::CollapseShapeOp::create(rewriter, loc, padded,
+                                               pad.collapse.getReassociationIndices());
+    rewriter.setInsertionPoint(op);
+  }
+  Operation *old = op->getOperand(pad.operand).getDefiningOp();
+  rewriter.modifyOpInPlace(op, [&] { op->setOperand(pad.operand, padded); });
+  if (old && old->use_empty())
+    rewriter.eraseOp(old);
+}
+
+/// Pads the innermost k dim of `op` if paddedKRange asks for it and both
+/// inputs can be padded; returns whether it did.
+bool padReduction(RewriterBase &rewriter, linalg::LinalgOp op, const ContractionShape &s) {
+  std::optional<int64_t> range = paddedKRange(s);
+  if (!range)
+    return false;
+  SmallVector<KPad> pads;
+  for (unsigned index : {0u, 1u}) {
+    std::optional<KPad> pad = planKPad(op, index, s.k);
+    if (!pad)
+      return false;
+    pads.push_back(*pad);
+  }
+  for (const KPad &pad : pads)
+    applyKPad(rewriter, op, pad, *range);
+  return true;
+}
+
 struct AlignContractionsPass
     : public PassWrapper<AlignContractionsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AlignContractionsPass)
@@ -216,13 +365,21 @@ struct AlignContractionsPass
            "constants stored transposed, other odd operands in padded buffers";
   }
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      std::optional<ContractionShape> shape = tensorCoreShape(op);
-      if (shape && op.hasPureTensorSemantics() && coversATile(*shape))
-        candidates.push_back({op, *shape});
-    });
     IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && tensorCoreShape(op))
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions)
+      padReduction(rewriter, op, *tensorCoreShape(op));
+
+    SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;
+    for (linalg::LinalgOp op : contractions) {
+      ContractionShape shape = *tensorCoreShape(op);
+      if (coversATile(shape))
+        candidates.push_back({op, shape});
+    }
     for (auto [op, shape] : candidates) {
       // All or nothing: an op with an operand that cannot be fixed stays on
       // the SIMT path, where a transposed constant would read uncoalesced.

@@ -38,7 +38,7 @@ using namespace mlir;
 using namespace mlir::infer;
 
 namespace {
-constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8, kWarpsPerBlock = 4;
+constexpr int64_t kWarpsPerBlock = 4;
 } // namespace
 
 std::optional<ContractionShape> mlir::infer::tensorCoreShape(linalg::LinalgOp op) {

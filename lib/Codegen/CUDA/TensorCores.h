@@ -14,6 +14,9 @@
 
 namespace mlir::infer {
 
+/// The TF32 WMMA tile: 16 (m) x 16 (n) x 8 (k).
+inline constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8;
+
 /// The loop dims of a float32 contraction C[batch.., m, n] += A[.., m, k] x
 /// B[.., k, n] (any operand layout), with its static loop ranges.
 /// Several k dims (an im2col convolution's channel, kh, kw) act as one

@@ -10,8 +10,8 @@
 //     memref's innermost stride is 1 and its other strides multiples of
 //     kLanes: the lanes are contiguous and, when the operand's start is
 //     aligned, one vector.load/store of kLanes elements (16 bytes for f32);
-//   - Uniform: the map does not use the dim (a broadcast bias, a scalar):
-//     one load serves every lane;
+//   - Uniform: the map does not use the dim (a broadcast bias, a fill's
+//     scalar): one load, or none, serves every lane;
 //   - Scattered: any other map (a transposed or strided read): one scalar
 //     access per lane.
 //
@@ -51,7 +51,10 @@ static std::optional<int64_t> elementBytes(Type type) {
 
 /// How `operand` of `op`, whose innermost loop dim is `n`, is accessed.
 static std::optional<Access> classify(linalg::GenericOp op, OpOperand &operand, unsigned n) {
-  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  Type operandType = operand.get().getType();
+  if (operandType.isIntOrIndexOrFloat() && !op.isDpsInit(&operand))
+    return Access::Uniform; // A scalar: linalg.fill's value.
+  auto type = dyn_cast<MemRefType>(operandType);
   if (!type || !elementBytes(type.getElementType()))
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -141,6 +144,8 @@ struct LaneEmitter {
   /// The lanes' values of `operand`.
   SmallVector<Value> load(OpOperand &operand, bool vectorized) {
     Access access = plan.operands[operand.getOperandNumber()];
+    if (!isa<MemRefType>(operand.get().getType()))
+      return SmallVector<Value>(kLanes, operand.get());
     if (access == Access::Uniform)
       return SmallVector<Value>(
           kLanes, memref::LoadOp::create(b, loc, operand.get(), memrefIndices(operand, first)));

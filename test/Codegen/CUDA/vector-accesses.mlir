@@ -123,3 +123,25 @@ func.func @main(%in: memref<8x6xf32>, %arena: memref<4096xi8>) {
   }
   return
 }
+
+// -----
+
+// A fill: its value is a scalar operand, used by every lane; 4 elements a
+// thread, one vector store.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @kernel_0(%[[ARENA:.*]]: memref<4096xi8>) kernel
+// CHECK-SAME: infer.vector_accesses
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.if %{{.*}} {
+// CHECK-NOT: load
+// CHECK: vector.from_elements %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]] : vector<4xf32>
+// CHECK: vector.store
+func.func @main(%arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %out = memref.view %arena[%c0][] : memref<4096xi8> to memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<8x16xf32>)
+  return
+}

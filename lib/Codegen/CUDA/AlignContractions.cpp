@@ -48,6 +48,7 @@ namespace {
 
 constexpr int64_t kRowAlignment = 4; // floats: WMMA's 16-byte row stride.
 constexpr int64_t kPaddedRow = 8;    // floats: 32-byte rows, as tiles want.
+constexpr int64_t kMaxPaddedBytes = int64_t(256) << 20; // As the lowering's im2col copies.
 
 bool aligned(int64_t elements) { return elements % kRowAlignment == 0; }
 
@@ -239,8 +240,9 @@ struct KPad {
   unsigned producedDim = 0;             // a tensor.empty; the k dim there.
 };
 
-/// The plan for input `index` of `op`, whose loop dim `k` is padded.
-std::optional<KPad> planKPad(linalg::LinalgOp op, unsigned index, unsigned k) {
+/// The plan for input `index` of `op`, whose loop dim `k` is padded to
+/// `range`.
+std::optional<KPad> planKPad(linalg::LinalgOp op, unsigned index, unsigned k, int64_t range) {
   KPad pad;
   pad.operand = index;
   AffineMap map = op.getIndexingMapsArray()[index];
@@ -275,6 +277,12 @@ std::optional<KPad> planKPad(linalg::LinalgOp op, unsigned index, unsigned k) {
   pad.producer = value.getDefiningOp<DestinationStyleOpInterface>();
   if (!pad.producer || pad.producer->getNumResults() != 1 || pad.producer.getNumDpsInits() != 1 ||
       !pad.producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
+    return std::nullopt;
+  // The padded copy stays within the lowering's bound on im2col copies.
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t bytes = type.getNumElements() / type.getDimSize(pad.producedDim) * range *
+                  (type.getElementTypeBitWidth() / 8);
+  if (bytes > kMaxPaddedBytes)
     return std::nullopt;
   return pad;
 }
@@ -346,7 +354,7 @@ bool padReduction(RewriterBase &rewriter, linalg::LinalgOp op, const Contraction
     return false;
   SmallVector<KPad> pads;
   for (unsigned index : {0u, 1u}) {
-    std::optional<KPad> pad = planKPad(op, index, s.k);
+    std::optional<KPad> pad = planKPad(op, index, s.k, *range);
     if (!pad)
       return false;
     pads.push_back(*pad);
@@ -361,8 +369,9 @@ struct AlignContractionsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AlignContractionsPass)
   StringRef getArgument() const final { return "infer-cuda-align-contractions"; }
   StringRef getDescription() const final {
-    return "Give float32 contractions with misaligned rows WMMA-ready layouts: odd 2-D "
-           "constants stored transposed, other odd operands in padded buffers";
+    return "Give float32 contractions WMMA-ready layouts: odd 2-D constants stored "
+           "transposed, other operands with odd rows in padded buffers, an odd product of "
+           "several k dims zero-padded";
   }
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());

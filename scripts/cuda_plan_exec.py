@@ -93,17 +93,27 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False) -> dic
     return {t["name"]: cp.asnumpy(b) for t, b in zip(metadata["outputs"], buffers["output"])}
 
 
+def strategy(launch: dict) -> str:
+    """How the kernel maps its op onto threads (the plan's informational
+    `strategy`; engines older than it only say whether it is a tensor-core
+    kernel)."""
+    return launch.get("strategy") or ("tensor_cores" if launch.get("tensor_cores") else "simt")
+
+
 def print_profile(path: Path, plan: dict, ms: list[float]) -> None:
     """Each launch timed alone (events around it): the largest, and the
-    split between tensor-core and SIMT kernels."""
+    time per strategy (tensor cores, block reductions, vector, SIMT...)."""
     launches = plan["launches"]
     total = sum(ms)
-    tc = sum(t for t, l in zip(ms, launches) if l.get("tensor_cores"))
-    print(f"{path.name}: {len(ms)} launches, {total:.3f} ms summed, tensor-core kernels "
-          f"{tc:.3f} ms, SIMT {total - tc:.3f} ms; the largest:")
+    by_strategy: dict[str, list[float]] = {}
+    for t, l in zip(ms, launches):
+        by_strategy.setdefault(strategy(l), []).append(t)
+    split = ", ".join(f"{name} {sum(times):.3f} ms ({len(times)})"
+                      for name, times in sorted(by_strategy.items(), key=lambda x: -sum(x[1])))
+    print(f"{path.name}: {len(ms)} launches, {total:.3f} ms summed: {split}; the largest:")
     for t, l in sorted(zip(ms, launches), key=lambda x: -x[0])[:8]:
         print(f"  {t:8.3f} ms  {l['kernel']:<11} grid {l['grid'][0]:<7} block {l['block'][0]:<4} "
-              f"{'TC  ' if l.get('tensor_cores') else 'SIMT'} {','.join(l['nodes'])[:60]}")
+              f"{strategy(l):<15} {','.join(l['nodes'])[:60]}")
 
 
 def profile_timing_only(root: Path, entry: dict) -> None:

@@ -456,6 +456,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
     launch.block = l.block;
     launch.sharedBytes = l.sharedBytes;
     launch.tensorCores = l.tensorCores;
+    launch.strategy = l.strategy;
     for (unsigned arg : l.args) {
       if (arg < inputs)
         launch.args.push_back({"input", arg});

@@ -119,6 +119,7 @@ static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
     launch.grid[0] = entry.getAs<IntegerAttr>("grid").getInt();
     launch.block[0] = entry.getAs<IntegerAttr>("block").getInt();
     launch.tensorCores = entry.getAs<BoolAttr>("tensor_cores").getValue();
+    launch.strategy = entry.getAs<StringAttr>("strategy").str();
     for (Attribute arg : entry.getAs<ArrayAttr>("args"))
       launch.args.push_back(cast<IntegerAttr>(arg).getInt());
     artifacts.launches.push_back(std::move(launch));

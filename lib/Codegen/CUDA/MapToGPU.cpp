@@ -52,6 +52,7 @@ struct LaunchConfig {
   int64_t blockSize = 1;
   int64_t gridSize = 1;
   bool tensorCores = false; // The WMMA kernel of TensorCores.cpp.
+  StringRef strategy = "simt"; // CUDALaunch::strategy.
 };
 
 /// Heuristic: 256 threads a block (8 warps: enough to hide latency and
@@ -223,7 +224,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           func->setAttr("infer.tensor_cores", b.getUnitAttr());
           func.setKnownBlockSizeAttr(
               b.getDenseI32ArrayAttr({static_cast<int32_t>(launch->second), 1, 1}));
-          return LaunchConfig{launch->second, launch->first, /*tensorCores=*/true};
+          return LaunchConfig{launch->second, launch->first, /*tensorCores=*/true, "tensor_cores"};
         }
         func.erase(); // The layout does not suit WMMA: the SIMT path below.
       }
@@ -253,7 +254,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           func->setAttr("infer.block_reduction", b.getUnitAttr());
           func.setKnownBlockSizeAttr(
               b.getDenseI32ArrayAttr({static_cast<int32_t>(plan->blockSize), 1, 1}));
-          return LaunchConfig{plan->blockSize, plan->gridSize};
+          return LaunchConfig{plan->blockSize, plan->gridSize, false, "block_reduction"};
         }
         func.erase(); // Not a reduction it handles after all: the SIMT path.
       }
@@ -264,6 +265,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         auto op = work.size() == 1 ? dyn_cast<linalg::GenericOp>(work.front()) : linalg::GenericOp();
         if (op) {
           LaunchConfig config = chooseLaunchConfig(plan->threads);
+          config.strategy = "vector";
           OpBuilder b(op);
           buildVectorAccessKernel(b, op, *plan, config.blockSize);
           op->erase();
@@ -300,6 +302,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       // Sequential on one thread (scf-to-cf makes any parallel loop
       // inside sequential): correct but slow; marked for --dump-kernels.
       func->setAttr("infer.single_thread", b.getUnitAttr());
+      config.strategy = "single_thread";
     }
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
     return config;
@@ -346,6 +349,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
           b.getNamedAttr("args", b.getArrayAttr(args)),
           b.getNamedAttr("tensor_cores", b.getBoolAttr(config->tensorCores)),
+          b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
       }));
     }
     module->setAttr("infer.launches", b.getArrayAttr(launches));

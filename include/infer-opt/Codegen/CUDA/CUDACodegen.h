@@ -46,6 +46,10 @@ struct CUDALaunch {
   int64_t sharedBytes = 0;
   std::vector<unsigned> args;
   bool tensorCores = false; // A WMMA (TF32) kernel: its SASS must have HMMA.
+  /// How the kernel maps the op onto threads: "tensor_cores", "block_reduction",
+  /// "vector" (4 elements a thread), "simt" (one output a thread) or
+  /// "single_thread". Informational, for profiles.
+  std::string strategy;
 };
 
 struct CUDAArtifacts : CPUArtifacts {

@@ -51,6 +51,7 @@ struct EngineLaunch {
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
   bool tensorCores = false; // Informational: a TF32 WMMA kernel.
+  std::string strategy;     // Informational: CUDALaunch::strategy.
   std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...
 };
 

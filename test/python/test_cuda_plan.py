@@ -1,0 +1,50 @@
+"""A CUDA engine's plan says how each kernel maps its op onto threads.
+
+The plan's informational `strategy` of each launch (docs/engine-format.md)
+is what `scripts/cuda_plan_exec.py --profile` sums GPU time by. Compiled
+here without a GPU: the example's convolution is an im2col copy, a bias
+broadcast and a contraction; its pools and softmax are reductions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+
+from infer_cpu import INFER_OPT, REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from cuda_plan_exec import read_engine, strategy  # noqa: E402
+
+STRATEGIES = {"tensor_cores", "block_reduction", "vector", "simt", "single_thread"}
+
+
+def compile_engine(tmp_path, model, shape, *flags):
+    engine = tmp_path / "m.engine"
+    subprocess.run([str(INFER_OPT), str(model), "--input-shape", shape, "--target=cuda:sm_90",
+                    "--emit=engine", "-o", str(engine), *flags], check=True)
+    _, plan, _, _ = read_engine(engine)
+    return plan["launches"]
+
+
+def test_every_launch_names_its_strategy(tmp_path):
+    launches = compile_engine(tmp_path, REPO / "examples/tiny_cnn.onnxtext", "image:1x3x32x32")
+    kinds = Counter(launch["strategy"] for launch in launches)
+    assert set(kinds) <= STRATEGIES
+    # The bias broadcast and the im2col copy have innermost dims of 16: 4 a thread.
+    assert kinds["vector"] >= 2
+    for launch in launches:
+        assert (launch["strategy"] == "tensor_cores") == launch["tensor_cores"]
+
+
+def test_block_reductions_and_tensor_cores_are_named(tmp_path):
+    model = REPO / "test/Codegen/CUDA/Inputs/reduce_rows.onnxtext"
+    launches = compile_engine(tmp_path, model, "x:4x1000")
+    assert "block_reduction" in {strategy(l) for l in launches}
+    model = REPO / "test/Codegen/CUDA/Inputs/matmul.onnxtext"
+    launches = compile_engine(tmp_path, model, "a:64x32")
+    assert "tensor_cores" in {strategy(l) for l in launches}
+    # Without TF32 the same MatMul is a SIMT kernel.
+    launches = compile_engine(tmp_path, model, "a:64x32", "--no-tf32")
+    assert "tensor_cores" not in {strategy(l) for l in launches}

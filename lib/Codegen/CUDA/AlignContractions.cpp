@@ -166,6 +166,17 @@ std::optional<RowFix> planRowFix(linalg::LinalgOp op, unsigned index) {
   return fix;
 }
 
+/// The offsets, sizes and strides of the slice of type `type` at the
+/// origin of a larger tensor.
+struct LeadingSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  LeadingSlice(Builder &b, RankedTensorType type)
+      : offsets(type.getRank(), b.getIndexAttr(0)), strides(type.getRank(), b.getIndexAttr(1)) {
+    for (int64_t size : type.getShape())
+      sizes.push_back(b.getIndexAttr(size));
+  }
+};
+
 /// Points the fix's root (a tensor.empty operand) at a slice of a new
 /// tensor.empty whose last dim is padded (expanded back to the root's shape
 /// when a collapse_shape lies in between); other users of the old
@@ -179,12 +190,9 @@ void padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix) {
   rewriter.setInsertionPoint(user);
   Location loc = root.get().getLoc();
   Value wide = tensor::EmptyOp::create(rewriter, loc, padded, type.getElementType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0)),
-      ones(rank, rewriter.getIndexAttr(1)), sizes;
-  for (int64_t size : type.getShape())
-    sizes.push_back(rewriter.getIndexAttr(size));
-  Value home = tensor::ExtractSliceOp::create(rewriter, loc, type, wide, zeros, sizes, ones);
+  LeadingSlice at(rewriter, type);
+  Value home =
+      tensor::ExtractSliceOp::create(rewriter, loc, type, wide, at.offsets, at.sizes, at.strides);
   if (!fix.padRoot) // An input nothing writes in place: copied there.
     home = linalg::CopyOp::create(rewriter, loc, root.get(), home).getResult(0);
   else if (!fix.expand.empty())
@@ -325,16 +333,13 @@ void applyKPad(RewriterBase &rewriter, linalg::LinalgOp op, KPad pad, int64_t ra
     Value empty = tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
     Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
     Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-    int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
-        strides(rank, rewriter.getIndexAttr(1)), sizes;
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, zeros, offsets, sizes, strides);
+    LeadingSlice at(rewriter, type);
+    Value slice =
+        tensor::ExtractSliceOp::create(rewriter, loc, type, zeros, at.offsets, at.sizes, at.strides);
     rewriter.modifyOpInPlace(producer, [&] { pad.producer.getDpsInitOperand(0)->set(slice); });
     rewriter.setInsertionPointAfter(producer);
-    padded = tensor::InsertSliceOp::create(rewriter, loc, producer->getResult(0), zeros, offsets,
-                                           sizes, strides);
+    padded = tensor::InsertSliceOp::create(rewriter, loc, producer->getResult(0), zeros,
+                                           at.offsets, at.sizes, at.strides);
     if (pad.collapse)
       padded = tensor::CollapseShapeOp::create(rewriter, loc, padded,
                                                pad.collapse.getReassociationIndices());

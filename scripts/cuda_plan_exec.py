@@ -100,10 +100,19 @@ def strategy(launch: dict) -> str:
     return launch.get("strategy") or ("tensor_cores" if launch.get("tensor_cores") else "simt")
 
 
+# --profile-dir: where each engine's per-launch times go, as JSON.
+PROFILE_DIR: Path | None = None
+
+
 def print_profile(path: Path, plan: dict, ms: list[float]) -> None:
     """Each launch timed alone (events around it): the largest, and the
     time per strategy (tensor cores, block reductions, vector, SIMT...)."""
     launches = plan["launches"]
+    if PROFILE_DIR:
+        PROFILE_DIR.mkdir(parents=True, exist_ok=True)
+        rows = [{"kernel": l["kernel"], "strategy": strategy(l), "grid": l["grid"][0],
+                 "block": l["block"][0], "nodes": l["nodes"], "ms": t} for t, l in zip(ms, launches)]
+        (PROFILE_DIR / f"{path.stem}.profile.json").write_text(json.dumps(rows, indent=1))
     total = sum(ms)
     by_strategy: dict[str, list[float]] = {}
     for t, l in zip(ms, launches):
@@ -157,7 +166,11 @@ def main() -> int:
     ap.add_argument("--reference", action="append", default=[], help="OUTPUT=FILE.npy")
     ap.add_argument("--profile", action="store_true",
                     help="time every launch alone and print the largest (a second run)")
+    ap.add_argument("--profile-dir", type=Path,
+                    help="with --profile: also write every launch's time to DIR/ENGINE.profile.json")
     args = ap.parse_args()
+    global PROFILE_DIR
+    PROFILE_DIR = args.profile_dir
     ok = True
     if args.manifest:
         root = args.manifest.parent

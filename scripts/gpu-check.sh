@@ -49,7 +49,8 @@ run() {
   echo "== the split engines, rebuilt from regenerated models"
   python3 scripts/gpu_models.py --restore "$CARRY/models" || true
   echo "== the real models through a second executor (CuPy), for comparison"
-  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models/manifest.json" --profile || true
+  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models/manifest.json" --profile \
+    --profile-dir "$out/profiles" || true
   echo "== conformance on the GPU"
   tar -C "$CARRY" -xJf "$CARRY/conformance.tar.xz"
   PYTHONUNBUFFERED=1 python3 scripts/conformance.py --target cuda --prebuilt "$CARRY/conformance" \

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -213,12 +214,24 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     if (allowTF32 && linalgOps.size() == 1) {
       std::optional<ContractionShape> shape = tensorCoreShape(linalgOps.front());
       if (shape && fitsTensorCoreTiles(*shape)) {
+        TensorCorePlan plan = planTensorCoreKernel(*shape);
+        MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), plan);
+        SmallVector<Type> workgroup;
+        if (scratchType)
+          workgroup.push_back(scratchType);
         SmallVector<Operation *> work;
-        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work);
+        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
+        Value scratch;
+        if (scratchType) { // WMMA wants 32-byte aligned tiles.
+          scratch = func.getWorkgroupAttributions()[0];
+          func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                           Builder(kernel.getContext()).getI64IntegerAttr(32));
+        }
         auto op = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
         OpBuilder b(op ? op.getOperation() : func.getOperation());
         FailureOr<std::pair<int64_t, int64_t>> launch =
-            op ? buildTensorCoreKernel(b, op, *shape) : FailureOr<std::pair<int64_t, int64_t>>(failure());
+            op ? buildTensorCoreKernel(b, op, *shape, plan, scratch)
+               : FailureOr<std::pair<int64_t, int64_t>>(failure());
         if (succeeded(launch)) {
           op->erase();
           func->setAttr("infer.tensor_cores", b.getUnitAttr());

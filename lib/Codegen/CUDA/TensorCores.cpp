@@ -14,6 +14,13 @@
 //       global memory (L1/L2 serve the reuse), and stores C back. Loading
 //       C first keeps linalg's accumulate semantics (the output holds the
 //       fill or bias, or the first part of a split k).
+//   planTensorCoreKernel: each step waits for its fragment loads, so a
+//       warp is bound by memory latency. The k loop is unrolled (4 or 2
+//       steps' loads in flight), and when the op has too few output tiles
+//       to fill the GPU, 2 or 4 warps of a block share a tile, each
+//       summing a slice of k; they meet in shared memory and part 0 adds
+//       the slices to C in a fixed order (the result does not depend on
+//       timing).
 //
 // The operands are addressed through their own strided views: A must have
 // m or k contiguous, B k or n, C n; the row stride a multiple of 4
@@ -23,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
+#include "LoopStrides.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 
@@ -31,6 +39,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Pass/Pass.h"
 
@@ -82,21 +91,6 @@ std::optional<ContractionShape> mlir::infer::tensorCoreShape(linalg::LinalgOp op
 }
 
 namespace {
-
-/// Strides of `value` (a strided memref) along each loop dim of `map`; the
-/// offset in elements.
-std::optional<std::pair<SmallVector<int64_t>, int64_t>> loopStrides(Value value, AffineMap map) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic) || ShapedType::isDynamic(offset))
-    return std::nullopt;
-  SmallVector<int64_t> perLoop(map.getNumDims(), 0);
-  for (auto [result, stride] : llvm::zip(map.getResults(), strides))
-    perLoop[cast<AffineDimExpr>(result).getPosition()] += stride;
-  return std::make_pair(perLoop, offset);
-}
 
 struct TensorCoreOperands {
   unsigned aIndex = 0, bIndex = 1; // Which inputs play A and B.
@@ -176,40 +170,74 @@ bool mlir::infer::coversATile(const ContractionShape &s) {
   return s.ranges[s.m] >= kTileM && s.ranges[s.n] >= kTileN && kCovered && s.kRange() > 0;
 }
 
+namespace {
+
+int64_t outputTiles(const ContractionShape &s) {
+  int64_t tiles = s.ranges[s.m] / kTileM * (s.ranges[s.n] / kTileN);
+  for (unsigned d : s.batch)
+    tiles *= s.ranges[d];
+  return tiles;
+}
+
+} // namespace
+
+TensorCorePlan mlir::infer::planTensorCoreKernel(const ContractionShape &s) {
+  // About a third of an H100's warp slots (132 SMs x 64): below that, one
+  // warp a tile leaves the memory system idle between dependent loads.
+  constexpr int64_t kBusyWarps = 2816, kMinStepsPerWarp = 8;
+  TensorCorePlan plan;
+  int64_t tiles = outputTiles(s), steps = s.kRange() / kTileK;
+  while (plan.kSplit < kWarpsPerBlock && tiles * plan.kSplit < kBusyWarps &&
+         steps % (2 * plan.kSplit) == 0 && steps / (2 * plan.kSplit) >= kMinStepsPerWarp)
+    plan.kSplit *= 2;
+  for (int64_t unroll : {4, 2})
+    if ((steps / plan.kSplit) % unroll == 0) {
+      plan.unroll = unroll;
+      break;
+    }
+  return plan;
+}
+
+MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan) {
+  if (plan.kSplit == 1)
+    return {};
+  return MemRefType::get({kWarpsPerBlock, kTileM, kTileN}, Float32Type::get(ctx), AffineMap(),
+                         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
 FailureOr<std::pair<int64_t, int64_t>>
-mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s) {
+mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
+                                   const TensorCorePlan &plan, Value scratch) {
   std::optional<TensorCoreOperands> layout = checkLayout(op, s);
   if (!layout)
     return failure();
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  auto mul = [&](Value x, int64_t v) { return arith::MulIOp::create(b, loc, x, cst(v)).getResult(); };
+  auto div = [&](Value x, int64_t v) { return arith::DivUIOp::create(b, loc, x, cst(v)).getResult(); };
+  auto rem = [&](Value x, int64_t v) { return arith::RemUIOp::create(b, loc, x, cst(v)).getResult(); };
   const unsigned dimM = layout->m, dimN = layout->n;
   int64_t tilesM = s.ranges[dimM] / kTileM, tilesN = s.ranges[dimN] / kTileN;
-  int64_t batches = 1;
-  for (unsigned d : s.batch)
-    batches *= s.ranges[d];
-  int64_t tiles = batches * tilesM * tilesN;
+  int64_t tiles = outputTiles(s);
+  const int64_t split = plan.kSplit, tilesPerBlock = kWarpsPerBlock / split;
 
-  // Warp number; neighbouring warps take neighbouring n tiles (same A rows).
+  // Warp w of the block takes part w % split of tile w / split; neighbouring
+  // tiles are neighbouring n tiles (same A rows).
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value warp = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, cst(kWarpsPerBlock)),
-      arith::DivUIOp::create(b, loc, thread, cst(32)));
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp, cst(tiles));
-  auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value warpInBlock = div(thread, 32);
+  Value tile = arith::AddIOp::create(b, loc, mul(block, tilesPerBlock), div(warpInBlock, split));
+  Value part = rem(warpInBlock, split);
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile, cst(tiles));
   SmallVector<Value> loopIndex(s.ranges.size(), cst(0));
-  loopIndex[dimN] = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, warp, cst(tilesN)),
-                                         cst(kTileN));
-  Value rest = arith::DivUIOp::create(b, loc, warp, cst(tilesN));
-  loopIndex[dimM] = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, rest, cst(tilesM)),
-                                         cst(kTileM));
-  rest = arith::DivUIOp::create(b, loc, rest, cst(tilesM));
+  loopIndex[dimN] = mul(rem(tile, tilesN), kTileN);
+  Value rest = div(tile, tilesN);
+  loopIndex[dimM] = mul(rem(rest, tilesM), kTileM);
+  rest = div(rest, tilesM);
   for (unsigned d : llvm::reverse(s.batch)) {
-    loopIndex[d] = arith::RemUIOp::create(b, loc, rest, cst(s.ranges[d]));
-    rest = arith::DivUIOp::create(b, loc, rest, cst(s.ranges[d]));
+    loopIndex[d] = rem(rest, s.ranges[d]);
+    rest = div(rest, s.ranges[d]);
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // The memref indices of operand `i` at the loop point `loopIndex`.
@@ -231,16 +259,37 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   int64_t leadA = layout->transposeA ? layout->a[s.k] : layout->a[dimM];
   int64_t leadB = layout->transposeB ? layout->b[dimN] : layout->b[s.k];
   int64_t leadC = layout->c[dimM];
+  auto loadC = [&] {
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, c, indices(2), lead(leadC),
+                                                UnitAttr())
+        .getResult();
+  };
+  auto storeC = [&](Value value) {
+    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, c, indices(2), lead(leadC), UnitAttr());
+  };
 
-  Value acc = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, c, indices(2), lead(leadC),
-                                                   UnitAttr());
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(s.kRange()), cst(kTileK), ValueRange{acc});
+  // The warp's partial sum over its k slice. Without a split it starts
+  // from C (linalg accumulates into its output); with one, from zero, and
+  // part 0 adds C at the end.
+  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  auto zeros = [&] {
+    return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, zeroF32).getResult();
+  };
+  auto guard = scf::IfOp::create(b, loc, TypeRange{typeC}, inside, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&guard.getElseRegion().front());
+  scf::YieldOp::create(b, loc, zeros());
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value init = split == 1 ? loadC() : zeros();
+  int64_t sliceLength = s.kRange() / split;
+  Value sliceStart = mul(part, sliceLength);
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(sliceLength), cst(kTileK), ValueRange{init});
   b.setInsertionPointToStart(loop.getBody());
-  Value kRest = loop.getInductionVar(); // Linear over the k dims, innermost fastest.
+  // Linear over the k dims, innermost fastest.
+  Value kRest = arith::AddIOp::create(b, loc, sliceStart, loop.getInductionVar());
   for (unsigned d : llvm::reverse(s.ks)) {
-    loopIndex[d] = d == s.ks.front() ? kRest : arith::RemUIOp::create(b, loc, kRest, cst(s.ranges[d]));
+    loopIndex[d] = d == s.ks.front() ? kRest : rem(kRest, s.ranges[d]);
     if (d != s.ks.front())
-      kRest = arith::DivUIOp::create(b, loc, kRest, cst(s.ranges[d]));
+      kRest = div(kRest, s.ranges[d]);
   }
   Value fa = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, a, indices(layout->aIndex),
                                                   lead(leadA), transA);
@@ -250,9 +299,48 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
                                                  transA, transB);
   scf::YieldOp::create(b, loc, next);
   b.setInsertionPointAfter(loop);
-  gpu::SubgroupMmaStoreMatrixOp::create(b, loc, loop.getResult(0), c, indices(2), lead(leadC),
-                                        UnitAttr());
-  return std::make_pair((tiles + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock);
+  scf::YieldOp::create(b, loc, loop.getResult(0));
+  if (plan.unroll > 1 && failed(loopUnrollByFactor(loop, plan.unroll)))
+    return failure();
+  b.setInsertionPointAfter(guard);
+  Value sum = guard.getResult(0);
+  if (split == 1) {
+    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    storeC(sum);
+    return std::make_pair((tiles + tilesPerBlock - 1) / tilesPerBlock, 32 * kWarpsPerBlock);
+  }
+
+  // Parts 1.. publish their sums; after the barrier (reached by every
+  // warp: it stays outside the guards) part 0 adds them, in a fixed
+  // order, to C.
+  Value zeroIndex = cst(0);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, zeroIndex);
+  Value publishes = arith::AndIOp::create(
+      b, loc, inside, arith::XOrIOp::create(b, loc, isFirst,
+                                            arith::ConstantIntOp::create(b, loc, 1, 1)));
+  auto publish = scf::IfOp::create(b, loc, publishes, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&publish.getThenRegion().front());
+  gpu::SubgroupMmaStoreMatrixOp::create(b, loc, sum, scratch,
+                                        ValueRange{warpInBlock, zeroIndex, zeroIndex},
+                                        lead(kTileN), UnitAttr());
+  b.setInsertionPointAfter(publish);
+  gpu::BarrierOp::create(b, loc);
+  auto combine =
+      scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, inside, isFirst), false);
+  b.setInsertionPointToStart(&combine.getThenRegion().front());
+  Value result = gpu::SubgroupMmaElementwiseOp::create(
+      b, loc, typeC, ValueRange{loadC(), sum}, gpu::MMAElementwiseOp::ADDF);
+  for (int64_t j = 1; j < split; ++j) {
+    Value other = gpu::SubgroupMmaLoadMatrixOp::create(
+        b, loc, typeC, scratch,
+        ValueRange{arith::AddIOp::create(b, loc, warpInBlock, cst(j)), zeroIndex, zeroIndex},
+        lead(kTileN), UnitAttr());
+    result = gpu::SubgroupMmaElementwiseOp::create(b, loc, typeC, ValueRange{result, other},
+                                                   gpu::MMAElementwiseOp::ADDF);
+  }
+  storeC(result);
+  return std::make_pair((tiles + tilesPerBlock - 1) / tilesPerBlock, 32 * kWarpsPerBlock);
 }
 
 namespace {

@@ -43,11 +43,29 @@ bool fitsTensorCoreTiles(const ContractionShape &shape);
 /// cores (infer-cuda-split-contractions splits m, n, and a single k).
 bool coversATile(const ContractionShape &shape);
 
+/// How a WMMA kernel spreads the work of one op. A block has 4 warps.
+/// With few output tiles (too few warps to hide memory latency) `kSplit`
+/// warps share one tile, each taking a slice of k; their partial sums meet
+/// in shared memory. Each warp's k loop is unrolled `unroll` times so that
+/// the fragment loads of several steps are in flight together.
+struct TensorCorePlan {
+  int64_t kSplit = 1, unroll = 1;
+};
+TensorCorePlan planTensorCoreKernel(const ContractionShape &shape);
+
+/// The shared memory `plan`'s kernel needs (a 16x16 float tile a warp), or
+/// null when it needs none.
+MemRefType tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan);
+
 /// Emits the WMMA kernel body for `op` (on memrefs) at `b`'s insertion
-/// point; returns {grid, block}, or failure (nothing emitted) when the
-/// operands' layout does not suit WMMA.
+/// point; `scratch` is the kernel's workgroup buffer of
+/// tensorCoreScratchType (null when that is null). Returns {grid, block},
+/// or failure (nothing emitted) when the operands' layout does not suit
+/// WMMA.
 FailureOr<std::pair<int64_t, int64_t>> buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op,
-                                                             const ContractionShape &shape);
+                                                             const ContractionShape &shape,
+                                                             const TensorCorePlan &plan,
+                                                             Value scratch);
 
 } // namespace mlir::infer
 

@@ -14,7 +14,8 @@
 #       regenerates the synthetic models and rebuilds their engines, runs
 #       the runtime's tests, the conformance suite on the GPU and the
 #       benchmark (scripts/bench/gpu.py), and writes OUTDIR/cuda.json,
-#       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/).
+#       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/),
+#       and every launch's time in OUTDIR/profiles/MODEL.profile.json.
 #
 # With the device tool: `prepare` here, then one call running
 # `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"]; copy the

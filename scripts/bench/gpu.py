@@ -179,9 +179,11 @@ def write_reports(args, device: dict, rows: list) -> None:
              f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
              "events around the kernels (one CUDA graph); end-to-end adds the input and output "
              "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
-             "model and inputs; engines too large for the GPU machine's 64 MiB transfer went there with "
-             "their weights stripped and were timed with random weights (accuracy not checked). "
-             "PyTorch twins have the same architecture with random weights." +
+             "model and inputs; engines too large for the GPU machine's 64 MiB transfer went there "
+             "with their weights split off and were rebuilt there from the regenerated model, "
+             "every weight's SHA-256 checked (scripts/gpu_models.py); a row marked 'timing only' "
+             "ran with random weights instead. PyTorch twins have the same architecture with "
+             "random weights." +
              (f" The PyTorch columns come from an earlier run: {device['pytorch_from']}."
               if device.get("pytorch_from") else ""),
              "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "

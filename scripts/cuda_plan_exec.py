@@ -48,7 +48,8 @@ def read_engine_bytes(data: bytes, path: str = "engine"):
     return metadata, plan, sections[2], sections.get(3, b"")
 
 
-def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False) -> dict[str, np.ndarray]:
+def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
+        profile_dir: Path | None = None) -> dict[str, np.ndarray]:
     import cupy as cp
     metadata, plan, kernels, weights = read_engine(path)
     major, minor = cp.cuda.Device().compute_capability[0], cp.cuda.Device().compute_capability[1]
@@ -89,7 +90,7 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False) -> dic
                 events[-1][1].record()
     cp.cuda.Device().synchronize()
     if profile:
-        print_profile(path, plan, [cp.cuda.get_elapsed_time(a, b) for a, b in events])
+        print_profile(path, plan, [cp.cuda.get_elapsed_time(a, b) for a, b in events], profile_dir)
     return {t["name"]: cp.asnumpy(b) for t, b in zip(metadata["outputs"], buffers["output"])}
 
 
@@ -100,19 +101,16 @@ def strategy(launch: dict) -> str:
     return launch.get("strategy") or ("tensor_cores" if launch.get("tensor_cores") else "simt")
 
 
-# --profile-dir: where each engine's per-launch times go, as JSON.
-PROFILE_DIR: Path | None = None
-
-
-def print_profile(path: Path, plan: dict, ms: list[float]) -> None:
+def print_profile(path: Path, plan: dict, ms: list[float], profile_dir: Path | None) -> None:
     """Each launch timed alone (events around it): the largest, and the
-    time per strategy (tensor cores, block reductions, vector, SIMT...)."""
+    time per strategy (tensor cores, block reductions, vector, SIMT...);
+    with `profile_dir`, every launch's time to profile_dir/ENGINE.profile.json."""
     launches = plan["launches"]
-    if PROFILE_DIR:
-        PROFILE_DIR.mkdir(parents=True, exist_ok=True)
+    if profile_dir:
+        profile_dir.mkdir(parents=True, exist_ok=True)
         rows = [{"kernel": l["kernel"], "strategy": strategy(l), "grid": l["grid"][0],
                  "block": l["block"][0], "nodes": l["nodes"], "ms": t} for t, l in zip(ms, launches)]
-        (PROFILE_DIR / f"{path.stem}.profile.json").write_text(json.dumps(rows, indent=1))
+        (profile_dir / f"{path.stem}.profile.json").write_text(json.dumps(rows, indent=1))
     total = sum(ms)
     by_strategy: dict[str, list[float]] = {}
     for t, l in zip(ms, launches):
@@ -125,7 +123,7 @@ def print_profile(path: Path, plan: dict, ms: list[float]) -> None:
               f"{strategy(l):<15} {','.join(l['nodes'])[:60]}")
 
 
-def profile_timing_only(root: Path, entry: dict) -> None:
+def profile_timing_only(root: Path, entry: dict, profile_dir: Path | None) -> None:
     import lzma
     import tempfile
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -140,7 +138,7 @@ def profile_timing_only(root: Path, entry: dict) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{entry['name']}.engine"
         path.write_bytes(bytes(data))
-        run(path, inputs, profile=True)
+        run(path, inputs, profile=True, profile_dir=profile_dir)
 
 
 def check(name: str, got: dict, reference: dict) -> bool:
@@ -169,22 +167,20 @@ def main() -> int:
     ap.add_argument("--profile-dir", type=Path,
                     help="with --profile: also write every launch's time to DIR/ENGINE.profile.json")
     args = ap.parse_args()
-    global PROFILE_DIR
-    PROFILE_DIR = args.profile_dir
     ok = True
     if args.manifest:
         root = args.manifest.parent
         for entry in json.loads(args.manifest.read_text()):
             if entry.get("timing_only") or entry.get("restore"):  # Random weights: a profile at most.
                 if args.profile:
-                    profile_timing_only(root, entry)
+                    profile_timing_only(root, entry, args.profile_dir)
                 continue
             inputs = {k: np.load(root / v) for k, v in entry["inputs"].items()}
             refs = {k: np.load(root / v) for k, v in entry["reference"].items()}
             try:
                 ok &= check(entry["name"], run(root / entry["engine"], inputs), refs)
                 if args.profile:
-                    run(root / entry["engine"], inputs, profile=True)
+                    run(root / entry["engine"], inputs, profile=True, profile_dir=args.profile_dir)
             except Exception as e:
                 ok = False
                 print(f"{entry['name']}: ERROR {type(e).__name__}: {e}")

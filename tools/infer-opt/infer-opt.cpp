@@ -405,7 +405,7 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
   llvm::raw_string_ostream os(launches);
   for (const infer::CUDALaunch &l : a.launches) {
     os << l.kernel << " grid " << l.grid[0] << " block " << l.block[0]
-       << (l.tensorCores ? " tensor-cores" : "") << " args";
+       << (l.tensorCores() ? " tensor-cores" : "") << " args";
     for (unsigned arg : l.args)
       os << " " << arg;
     os << "\n";
@@ -455,7 +455,6 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
     launch.grid = l.grid;
     launch.block = l.block;
     launch.sharedBytes = l.sharedBytes;
-    launch.tensorCores = l.tensorCores;
     launch.strategy = l.strategy;
     for (unsigned arg : l.args) {
       if (arg < inputs)

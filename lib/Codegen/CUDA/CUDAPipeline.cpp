@@ -118,7 +118,6 @@ static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
     launch.kernel = entry.getAs<StringAttr>("kernel").str();
     launch.grid[0] = entry.getAs<IntegerAttr>("grid").getInt();
     launch.block[0] = entry.getAs<IntegerAttr>("block").getInt();
-    launch.tensorCores = entry.getAs<BoolAttr>("tensor_cores").getValue();
     launch.strategy = entry.getAs<StringAttr>("strategy").str();
     for (Attribute arg : entry.getAs<ArrayAttr>("args"))
       launch.args.push_back(cast<IntegerAttr>(arg).getInt());

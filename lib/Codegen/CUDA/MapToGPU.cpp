@@ -52,9 +52,19 @@ namespace {
 struct LaunchConfig {
   int64_t blockSize = 1;
   int64_t gridSize = 1;
-  bool tensorCores = false; // The WMMA kernel of TensorCores.cpp.
   StringRef strategy = "simt"; // CUDALaunch::strategy.
 };
+
+/// Records the block size `config` launches `func` with (known to the
+/// lowering) and, when `marker` is given, marks the kernel with it for
+/// --dump-kernels; returns `config`.
+LaunchConfig finishKernel(gpu::GPUFuncOp func, StringRef marker, LaunchConfig config) {
+  Builder b(func.getContext());
+  if (!marker.empty())
+    func->setAttr(marker, b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
+  return config;
+}
 
 /// Heuristic: 256 threads a block (8 warps: enough to hide latency and
 /// small enough for many blocks per multiprocessor), fewer, in whole
@@ -234,10 +244,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                : FailureOr<std::pair<int64_t, int64_t>>(failure());
         if (succeeded(launch)) {
           op->erase();
-          func->setAttr("infer.tensor_cores", b.getUnitAttr());
-          func.setKnownBlockSizeAttr(
-              b.getDenseI32ArrayAttr({static_cast<int32_t>(launch->second), 1, 1}));
-          return LaunchConfig{launch->second, launch->first, /*tensorCores=*/true, "tensor_cores"};
+          return finishKernel(func, "infer.tensor_cores",
+                              LaunchConfig{launch->second, launch->first, "tensor_cores"});
         }
         func.erase(); // The layout does not suit WMMA: the SIMT path below.
       }
@@ -264,10 +272,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         if (op && succeeded(buildBlockReductionKernel(b, op, *plan,
                                                       func.getWorkgroupAttributions()[0]))) {
           op->erase();
-          func->setAttr("infer.block_reduction", b.getUnitAttr());
-          func.setKnownBlockSizeAttr(
-              b.getDenseI32ArrayAttr({static_cast<int32_t>(plan->blockSize), 1, 1}));
-          return LaunchConfig{plan->blockSize, plan->gridSize, false, "block_reduction"};
+          return finishKernel(func, "infer.block_reduction",
+                              LaunchConfig{plan->blockSize, plan->gridSize, "block_reduction"});
         }
         func.erase(); // Not a reduction it handles after all: the SIMT path.
       }
@@ -282,10 +288,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           OpBuilder b(op);
           buildVectorAccessKernel(b, op, *plan, config.blockSize);
           op->erase();
-          func->setAttr("infer.vector_accesses", b.getUnitAttr());
-          func.setKnownBlockSizeAttr(
-              b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
-          return config;
+          return finishKernel(func, "infer.vector_accesses", config);
         }
         func.erase();
       }
@@ -314,11 +317,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     } else {
       // Sequential on one thread (scf-to-cf makes any parallel loop
       // inside sequential): correct but slow; marked for --dump-kernels.
-      func->setAttr("infer.single_thread", b.getUnitAttr());
       config.strategy = "single_thread";
+      return finishKernel(func, "infer.single_thread", config);
     }
-    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
-    return config;
+    return finishKernel(func, "", config);
   }
 
   void runOnOperation() override {
@@ -361,7 +363,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
           b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
           b.getNamedAttr("args", b.getArrayAttr(args)),
-          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->tensorCores)),
+          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->strategy == "tensor_cores")),
           b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
       }));
     }

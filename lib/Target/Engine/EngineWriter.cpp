@@ -122,7 +122,7 @@ static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels)
     }
     launches.push_back({{"kernel", l.kernel}, {"nodes", l.nodes}, {"grid", l.grid},
                         {"block", l.block}, {"shared_bytes", l.sharedBytes},
-                        {"tensor_cores", l.tensorCores}, {"strategy", l.strategy},
+                        {"tensor_cores", l.tensorCores()}, {"strategy", l.strategy},
                         {"args", args}});
   }
   return {{"modules", modules}, {"launches", launches}};

@@ -45,11 +45,12 @@ struct CUDALaunch {
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<unsigned> args;
-  bool tensorCores = false; // A WMMA (TF32) kernel: its SASS must have HMMA.
   /// How the kernel maps the op onto threads: "tensor_cores", "block_reduction",
   /// "vector" (4 elements a thread), "simt" (one output a thread) or
   /// "single_thread". Informational, for profiles.
   std::string strategy;
+  /// A WMMA (TF32) kernel: its SASS must have HMMA.
+  bool tensorCores() const { return strategy == "tensor_cores"; }
 };
 
 struct CUDAArtifacts : CPUArtifacts {

@@ -50,8 +50,8 @@ struct EngineLaunch {
   std::vector<std::string> nodes;
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
-  bool tensorCores = false; // Informational: a TF32 WMMA kernel.
-  std::string strategy;     // Informational: CUDALaunch::strategy.
+  std::string strategy; // Informational: CUDALaunch::strategy.
+  bool tensorCores() const { return strategy == "tensor_cores"; }
   std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...
 };
 

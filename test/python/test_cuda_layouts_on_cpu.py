@@ -151,12 +151,34 @@ def test_attention_over_an_odd_sequence(rng, tmp_path):
     check(path, inputs, tmp_path, ["tensor.empty() : tensor<2x4x19x24xf32>"])
 
 
+def test_attention_grown_to_whole_tiles(rng, tmp_path):
+    """ViT's 197 tokens (208 = 13 tiles) in small: over 75 tokens (80 = 5
+    tiles) every contraction's token dim is grown to whole tiles instead
+    of leaving a 11-row edge: the projections read x copied into an
+    80-row home and write 80-row outputs; the scores [heads, 80, 80] read
+    K^T from an 80-column home; probabilities x V reads the probabilities
+    from an 80-row home (its k, 75, is split as before). The rows and
+    columns beyond 75 hold garbage that no one reads."""
+    path = tmp_path / "encoder_layer.onnx"
+    onnx.save(encoder_layer(rng, seq=75, hidden=64, heads=4), str(path))
+    mask = np.ones((1, 75), np.int64)
+    mask[0, 60:] = 0
+    inputs = {"x": rng.standard_normal((1, 75, 64)).astype(np.float32), "mask": mask}
+    check(path, inputs, tmp_path,
+          ["tensor.empty() : tensor<1x80x64xf32>", "tensor.empty() : tensor<1x80x256xf32>",
+           "tensor.empty() : tensor<1x4x80x80xf32>", "tensor.empty() : tensor<1x4x16x80xf32>",
+           "tensor<1x4x80x72xf32>"])
+
+
 @pytest.mark.parametrize("name", ["cls", "rec"])
 def test_ppocr(name, rng, tmp_path):
     """Real models: rec's classifier has 6625 classes (transposed weight,
-    padded output); cls has only aligned rows (split edges only)."""
+    padded output) over 40 positions, grown to 48 rows, as are its
+    sequence model's contractions; cls has only aligned rows (split edges
+    only)."""
     path = REPO / "models" / "ppocr" / f"{name}.onnx"
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/fetch_ppocr_models.py")
     inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
-    check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x40x6632xf32>"]}[name])
+    check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x48x6632xf32>",
+                                                   "tensor.empty() : tensor<1x48x120xf32>"]}[name])

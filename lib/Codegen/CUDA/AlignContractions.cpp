@@ -19,7 +19,18 @@
 //     of the bufferized output are 32-byte aligned. Its users read the slice
 //     (the function's output is copied out of it, as before).
 //
-// Before that, a contraction over several k dims whose product is not a
+// Before the row fixes, a contraction whose m or n range is a little short
+// of whole 16-wide tiles (growing it adds at most 25%: ViT's 197 tokens ->
+// 208; a range read from a constant weight is never grown) is grown to
+// them, so that infer-cuda-split-contractions leaves no edge for
+// the SIMT path (ViT's 5-row edges took 3.3 of its 10.4 ms on an H100):
+// each operand the grown loop indexes is read from a home large enough for
+// the grown op, written in place by its producer (or copied there, for an
+// input without one); the extra rows and columns hold garbage that only
+// the extra rows and columns of the result depend on, and every user reads
+// the leading slice of the result.
+//
+// Before all that, a contraction over several k dims whose product is not a
 // multiple of 8 (a network's first convolution: 3 channels x 7 x 7 = 147 in
 // ResNet-50, 3 x 3 x 3 = 27 in MobileNetV2) has its innermost k dim padded
 // with zeros until it is (7 -> 8: k = 168), in both inputs: a constant
@@ -36,6 +47,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -101,17 +113,19 @@ struct RowFix {
   SmallVector<ReassociationIndices> expand; // expanded like this when a
                                          // collapse_shape lies in between;
                                          // without a root, copy the input there.
-  bool done = false;                     // Padded already (for an earlier op).
+  bool done = false;                     // Padded already (for an earlier op),
+  tensor::EmptyOp home;                  // in this home.
 };
 
-/// Whether `home` is a padded home that padRows made: a slice, maybe
-/// expanded, of a tensor.empty with aligned rows.
-bool isPaddedHome(Value home) {
+/// The tensor.empty whose leading slice `home` is, when `home` is a padded
+/// home that padRows made (a slice, maybe expanded, of a tensor.empty with
+/// aligned rows); else null.
+tensor::EmptyOp paddedHomeOf(Value home) {
   if (auto expand = home.getDefiningOp<tensor::ExpandShapeOp>())
     home = expand.getSrc();
   auto slice = home.getDefiningOp<tensor::ExtractSliceOp>();
   auto empty = slice ? slice.getSource().getDefiningOp<tensor::EmptyOp>() : tensor::EmptyOp();
-  return empty && aligned(empty.getType().getShape().back());
+  return empty && aligned(empty.getType().getShape().back()) ? empty : tensor::EmptyOp();
 }
 
 /// The fix for operand `index` of `op` (whose last dim is misaligned), if
@@ -156,7 +170,7 @@ std::optional<RowFix> planRowFix(linalg::LinalgOp op, unsigned index) {
       producer.getDpsInitOperand(0)->get().getType() != at->get().getType())
     return std::nullopt;
   OpOperand *root = throughCollapse(producer.getDpsInitOperand(0));
-  if (root && isPaddedHome(root->get())) { // A value two contractions read.
+  if (root && (fix.home = paddedHomeOf(root->get()))) { // A value two contractions read.
     fix.done = true;
     return fix;
   }
@@ -177,19 +191,28 @@ struct LeadingSlice {
   }
 };
 
-/// Points the fix's root (a tensor.empty operand) at a slice of a new
-/// tensor.empty whose last dim is padded (expanded back to the root's shape
-/// when a collapse_shape lies in between); other users of the old
-/// tensor.empty keep it.
-void padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix) {
+/// `shape` with its last dim rounded up to kPaddedRow when it is
+/// misaligned: the shape of a home whose rows suit WMMA.
+SmallVector<int64_t> alignedRows(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> padded(shape);
+  if (!aligned(padded.back()))
+    padded.back() = (padded.back() + kPaddedRow - 1) / kPaddedRow * kPaddedRow;
+  return padded;
+}
+
+/// Points the fix's root (a tensor.empty operand) at the leading slice of
+/// a new tensor.empty of shape `homeShape` (expanded back to the root's
+/// shape when a collapse_shape lies in between); other users of the old
+/// tensor.empty keep it. Without a root, the operand is copied there.
+/// Returns the new tensor.empty.
+Value padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix,
+              ArrayRef<int64_t> homeShape) {
   RankedTensorType type = fix.rowsType;
-  SmallVector<int64_t> padded(type.getShape());
-  padded.back() = (padded.back() + kPaddedRow - 1) / kPaddedRow * kPaddedRow;
   OpOperand &root = fix.padRoot ? *fix.padRoot : op->getOpOperand(fix.operand);
   Operation *user = root.getOwner();
   rewriter.setInsertionPoint(user);
   Location loc = root.get().getLoc();
-  Value wide = tensor::EmptyOp::create(rewriter, loc, padded, type.getElementType());
+  Value wide = tensor::EmptyOp::create(rewriter, loc, homeShape, type.getElementType());
   LeadingSlice at(rewriter, type);
   Value home =
       tensor::ExtractSliceOp::create(rewriter, loc, type, wide, at.offsets, at.sizes, at.strides);
@@ -198,6 +221,7 @@ void padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix) {
   else if (!fix.expand.empty())
     home = tensor::ExpandShapeOp::create(rewriter, loc, root.get().getType(), home, fix.expand);
   rewriter.modifyOpInPlace(user, [&] { root.set(home); });
+  return wide;
 }
 
 /// Stores input `index` of `op` (a 2-D constant) transposed and transposes
@@ -369,14 +393,151 @@ bool padReduction(RewriterBase &rewriter, linalg::LinalgOp op, const Contraction
   return true;
 }
 
+/// The most a grown dim may add to its range, in percent: the extra rows
+/// or columns cost tensor-core work that nobody reads.
+constexpr int64_t kMaxGrowthPercent = 25;
+
+/// The m and n dims of `op` worth growing to whole tiles, with their grown
+/// ranges: not whole already, at most kMaxGrowthPercent larger, and read
+/// from no constant (a weight grown would be stored twice: GPT-2's lm_head
+/// shares its embedding).
+SmallVector<std::pair<unsigned, int64_t>> plannedGrowth(linalg::LinalgOp op,
+                                                        const ContractionShape &s) {
+  SmallVector<std::pair<unsigned, int64_t>> growth;
+  if (!coversATile(s))
+    return growth;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (auto [dim, tile] : {std::pair(s.m, kTileM), std::pair(s.n, kTileN)}) {
+    int64_t range = s.ranges[dim];
+    int64_t grown = (range + tile - 1) / tile * tile;
+    if (grown == range || (grown - range) * 100 > range * kMaxGrowthPercent)
+      continue;
+    bool readFromConstant = false;
+    for (unsigned index : {0u, 1u})
+      readFromConstant |= op->getOperand(index).getDefiningOp<arith::ConstantOp>() &&
+                          maps[index].getResultPosition(getAffineDimExpr(dim, op->getContext()));
+    if (!readFromConstant)
+      growth.push_back({dim, grown});
+  }
+  return growth;
+}
+
+/// `value` (the leading slice of `home`) seen as the whole of `home`, cut
+/// to `shape`: the view a grown op reads. An existing view is reused, so
+/// that every op reading `value` reads the same tensor.
+Value grownView(RewriterBase &rewriter, Value value, Value home, ArrayRef<int64_t> shape) {
+  Value whole;
+  for (Operation *user : value.getUsers())
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user))
+      if (insert.getSource() == value && insert.getDest() == home)
+        whole = insert.getResult();
+  auto type = cast<RankedTensorType>(value.getType());
+  Location loc = value.getLoc();
+  if (!whole) {
+    rewriter.setInsertionPointAfterValue(value);
+    LeadingSlice at(rewriter, type);
+    whole = tensor::InsertSliceOp::create(rewriter, loc, value, home, at.offsets, at.sizes,
+                                          at.strides);
+  }
+  if (cast<RankedTensorType>(whole.getType()).getShape() == shape)
+    return whole;
+  rewriter.setInsertionPointAfterValue(whole);
+  auto cut = RankedTensorType::get(shape, type.getElementType());
+  LeadingSlice at(rewriter, cut);
+  return tensor::ExtractSliceOp::create(rewriter, loc, cut, whole, at.offsets, at.sizes,
+                                        at.strides);
+}
+
+/// Whether `home` can hold a tensor of `shape` at its origin.
+bool holds(tensor::EmptyOp home, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> homeShape = home.getType().getShape();
+  if (homeShape.size() != shape.size())
+    return false;
+  for (auto [have, want] : llvm::zip(homeShape, shape))
+    if (have < want)
+      return false;
+  return true;
+}
+
+/// Grows the m and n loops of `op` that plannedGrowth picks to whole
+/// tiles, so that no edge is left for the SIMT path (ViT's 197 tokens:
+/// 208 rows instead of 192 on the tensor cores and 5 row by row). Each
+/// operand that a grown loop indexes is read from a home large enough for
+/// the grown op, with its values at the origin: its producer writes into
+/// the leading slice of a larger tensor.empty (as padRows does for rows),
+/// or an input without one is copied there. The rows and columns beyond
+/// are never written: the grown op computes garbage there from garbage,
+/// and every user of its result reads the leading slice. Nothing happens
+/// unless every operand has a home. Replaces `op` by the grown op.
+void growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op, const ContractionShape &s) {
+  SmallVector<std::pair<unsigned, int64_t>> growth = plannedGrowth(op, s);
+  if (growth.empty())
+    return;
+  struct Growth {
+    RowFix fix;
+    SmallVector<int64_t> shape; // The operand's type in the grown op.
+  };
+  SmallVector<Growth> plan;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (unsigned index : {0u, 1u, 2u}) {
+    auto type = cast<RankedTensorType>(op->getOperand(index).getType());
+    SmallVector<int64_t> shape(type.getShape());
+    for (auto [dim, range] : growth)
+      if (std::optional<unsigned> position = maps[index].getResultPosition(
+              getAffineDimExpr(dim, op->getContext())))
+        shape[*position] = range;
+    if (shape == type.getShape())
+      continue;
+    std::optional<RowFix> fix = planRowFix(op, index);
+    if (fix && (fix->transpose || (fix->done && !holds(fix->home, shape))))
+      fix.reset();
+    if (!fix && index == 2)
+      return; // An output without a home of its own.
+    if (!fix) { // An input (an argument, a view) is copied into a home.
+      fix = RowFix();
+      fix->operand = index;
+      fix->rowsType = type;
+    }
+    plan.push_back({*fix, shape});
+  }
+
+  SmallVector<Value> operands(op->getOperands());
+  for (Growth &g : plan) {
+    Value home = g.fix.done ? g.fix.home.getResult()
+                            : padRows(rewriter, op, g.fix, alignedRows(g.shape));
+    // Read after padRows: a copy replaces an input without a home.
+    operands[g.fix.operand] = grownView(rewriter, op->getOperand(g.fix.operand), home, g.shape);
+  }
+  rewriter.setInsertionPoint(op);
+  Operation *grown = clone(rewriter, op, TypeRange{operands[2].getType()}, operands);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  LeadingSlice at(rewriter, type);
+  rewriter.setInsertionPointAfter(grown);
+  Value result = tensor::ExtractSliceOp::create(rewriter, op.getLoc(), type, grown->getResult(0),
+                                                at.offsets, at.sizes, at.strides);
+  rewriter.replaceOp(op, result);
+  op = cast<linalg::LinalgOp>(grown);
+}
+
+/// Whether `value` is read from the home of a grown op (growToWholeTiles):
+/// (a leading slice of) an insert_slice into a tensor.empty with aligned
+/// rows.
+bool inAlignedHome(Value value) {
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  auto insert = value.getDefiningOp<tensor::InsertSliceOp>();
+  auto home = insert ? insert.getDest().getDefiningOp<tensor::EmptyOp>() : tensor::EmptyOp();
+  return home && aligned(home.getType().getShape().back());
+}
+
 struct AlignContractionsPass
     : public PassWrapper<AlignContractionsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AlignContractionsPass)
   StringRef getArgument() const final { return "infer-cuda-align-contractions"; }
   StringRef getDescription() const final {
-    return "Give float32 contractions WMMA-ready layouts: odd 2-D constants stored "
-           "transposed, other operands with odd rows in padded buffers, an odd product of "
-           "several k dims zero-padded";
+    return "Give float32 contractions WMMA-ready layouts: an odd product of several k dims "
+           "zero-padded, m and n a little short of whole tiles grown to them, odd 2-D constants "
+           "stored transposed, other operands with odd rows in padded buffers";
   }
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
@@ -385,8 +546,10 @@ struct AlignContractionsPass
       if (op.hasPureTensorSemantics() && tensorCoreShape(op))
         contractions.push_back(op);
     });
-    for (linalg::LinalgOp op : contractions)
+    for (linalg::LinalgOp &op : contractions) {
       padReduction(rewriter, op, *tensorCoreShape(op));
+      growToWholeTiles(rewriter, op, *tensorCoreShape(op));
+    }
 
     SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;
     for (linalg::LinalgOp op : contractions) {
@@ -405,7 +568,7 @@ struct AlignContractionsPass
           fixable = false;
           break;
         }
-        if (aligned(*rowStride))
+        if (aligned(*rowStride) || inAlignedHome(op->getOperand(index)))
           continue;
         std::optional<RowFix> fix = planRowFix(op, index);
         if (!fix && index < 2 && !op->getOperand(index).getDefiningOp<arith::ConstantOp>()) {
@@ -426,7 +589,7 @@ struct AlignContractionsPass
       // replaces by its generalized form.
       for (const RowFix &fix : fixes)
         if (!fix.transpose && !fix.done)
-          padRows(rewriter, op, fix);
+          padRows(rewriter, op, fix, alignedRows(fix.rowsType.getShape()));
       for (const RowFix &fix : fixes)
         if (fix.transpose)
           op = transposeConstant(rewriter, op, fix.operand, fix.transpose);

@@ -1,0 +1,107 @@
+// RUN: infer-opt %s --infer-cuda-align-contractions | FileCheck %s
+
+// 70 rows are grown to 80 (5 whole tiles) instead of split at 64 with a
+// 6-row edge. A's producer writes into the leading slice of an 80-row
+// tensor.empty, and both matmuls read the whole of it through one
+// insert_slice; so do they the output's fill. Their users read the first
+// 70 rows of each result.
+// CHECK-LABEL: func.func @grow_rows
+// CHECK: %[[AHOME:.*]] = tensor.empty() : tensor<80x32xf32>
+// CHECK: %[[ASLICE:.*]] = tensor.extract_slice %[[AHOME]][0, 0] [70, 32] [1, 1]
+// CHECK: %[[A:.*]] = linalg.exp ins(%arg0 : tensor<70x32xf32>) outs(%[[ASLICE]] : tensor<70x32xf32>)
+// CHECK: %[[AWHOLE:.*]] = tensor.insert_slice %[[A]] into %[[AHOME]][0, 0] [70, 32] [1, 1] : tensor<70x32xf32> into tensor<80x32xf32>
+// CHECK: %[[CHOME:.*]] = tensor.empty() : tensor<80x48xf32>
+// CHECK: %[[CSLICE:.*]] = tensor.extract_slice %[[CHOME]][0, 0] [70, 48] [1, 1]
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CSLICE]] : tensor<70x48xf32>)
+// CHECK: %[[CWHOLE:.*]] = tensor.insert_slice %[[FILL]] into %[[CHOME]][0, 0] [70, 48] [1, 1] : tensor<70x48xf32> into tensor<80x48xf32>
+// CHECK: %[[M1:.*]] = linalg.matmul ins(%[[AWHOLE]], %arg1 : tensor<80x32xf32>, tensor<32x48xf32>) outs(%[[CWHOLE]] : tensor<80x48xf32>)
+// CHECK: %[[R1:.*]] = tensor.extract_slice %[[M1]][0, 0] [70, 48] [1, 1] : tensor<80x48xf32> to tensor<70x48xf32>
+// CHECK: %[[M2:.*]] = linalg.matmul ins(%[[AWHOLE]], %arg1 : tensor<80x32xf32>, tensor<32x48xf32>) outs(%[[CWHOLE]] : tensor<80x48xf32>)
+// CHECK: %[[R2:.*]] = tensor.extract_slice %[[M2]][0, 0] [70, 48] [1, 1] : tensor<80x48xf32> to tensor<70x48xf32>
+// CHECK: linalg.add ins(%[[R1]], %[[R2]] : tensor<70x48xf32>, tensor<70x48xf32>)
+func.func @grow_rows(%x: tensor<70x32xf32>, %b: tensor<32x48xf32>) -> tensor<70x48xf32> {
+  %e = tensor.empty() : tensor<70x32xf32>
+  %a = linalg.exp ins(%x : tensor<70x32xf32>) outs(%e : tensor<70x32xf32>) -> tensor<70x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<70x48xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<70x48xf32>) -> tensor<70x48xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<70x32xf32>, tensor<32x48xf32>) outs(%fill : tensor<70x48xf32>) -> tensor<70x48xf32>
+  %d = linalg.matmul ins(%a, %b : tensor<70x32xf32>, tensor<32x48xf32>) outs(%fill : tensor<70x48xf32>) -> tensor<70x48xf32>
+  %s = linalg.add ins(%c, %d : tensor<70x48xf32>, tensor<70x48xf32>) outs(%ce : tensor<70x48xf32>) -> tensor<70x48xf32>
+  return %s : tensor<70x48xf32>
+}
+
+// Attention scores over 70 tokens: m and n both grow to 80. K^T's
+// transpose writes into an 80-column home; Q, a function argument, is
+// copied into an 80-row one; the scores' home is 80x80.
+// CHECK-LABEL: func.func @grow_scores
+// CHECK: %[[KHOME:.*]] = tensor.empty() : tensor<2x16x80xf32>
+// CHECK: %[[KT:.*]] = linalg.transpose
+// CHECK: %[[KWHOLE:.*]] = tensor.insert_slice %[[KT]] into %[[KHOME]]
+// CHECK: %[[CHOME:.*]] = tensor.empty() : tensor<2x80x80xf32>
+// CHECK: %[[QHOME:.*]] = tensor.empty() : tensor<2x80x16xf32>
+// CHECK: %[[QSLICE:.*]] = tensor.extract_slice %[[QHOME]][0, 0, 0] [2, 70, 16] [1, 1, 1]
+// CHECK: %[[Q:.*]] = linalg.copy ins(%arg0 : tensor<2x70x16xf32>) outs(%[[QSLICE]] : tensor<2x70x16xf32>)
+// CHECK: %[[QWHOLE:.*]] = tensor.insert_slice %[[Q]] into %[[QHOME]]
+// CHECK: %[[S:.*]] = linalg.batch_matmul ins(%[[QWHOLE]], %[[KWHOLE]] : tensor<2x80x16xf32>, tensor<2x16x80xf32>) outs(%{{.*}} : tensor<2x80x80xf32>)
+// CHECK: tensor.extract_slice %[[S]][0, 0, 0] [2, 70, 70] [1, 1, 1] : tensor<2x80x80xf32> to tensor<2x70x70xf32>
+func.func @grow_scores(%q: tensor<2x70x16xf32>, %k: tensor<2x70x16xf32>) -> tensor<2x70x70xf32> {
+  %e = tensor.empty() : tensor<2x16x70xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x70x16xf32>) outs(%e : tensor<2x16x70xf32>) permutation = [0, 2, 1]
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<2x70x70xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<2x70x70xf32>) -> tensor<2x70x70xf32>
+  %c = linalg.batch_matmul ins(%q, %kt : tensor<2x70x16xf32>, tensor<2x16x70xf32>) outs(%fill : tensor<2x70x70xf32>) -> tensor<2x70x70xf32>
+  return %c : tensor<2x70x70xf32>
+}
+
+// Probabilities x V over 75 tokens: m grows to 80, k (75) does not (it is
+// split at whole tiles later). P's rows of 75 are misaligned for WMMA, so
+// its 80-row home also has rows of 80: nothing is left for the row
+// alignment to fix.
+// CHECK-LABEL: func.func @grown_misaligned_rows
+// CHECK: %[[PHOME:.*]] = tensor.empty() : tensor<80x80xf32>
+// CHECK: %[[PSLICE:.*]] = tensor.extract_slice %[[PHOME]][0, 0] [75, 75] [1, 1]
+// CHECK: %[[P:.*]] = linalg.exp ins(%arg0 : tensor<75x75xf32>) outs(%[[PSLICE]] : tensor<75x75xf32>)
+// CHECK: %[[PWHOLE:.*]] = tensor.insert_slice %[[P]] into %[[PHOME]][0, 0] [75, 75] [1, 1] : tensor<75x75xf32> into tensor<80x80xf32>
+// CHECK: %[[PCUT:.*]] = tensor.extract_slice %[[PWHOLE]][0, 0] [80, 75] [1, 1] : tensor<80x80xf32> to tensor<80x75xf32>
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.matmul ins(%[[PCUT]], %arg1 : tensor<80x75xf32>, tensor<75x16xf32>) outs(%{{.*}} : tensor<80x16xf32>)
+func.func @grown_misaligned_rows(%s: tensor<75x75xf32>, %v: tensor<75x16xf32>) -> tensor<75x16xf32> {
+  %e = tensor.empty() : tensor<75x75xf32>
+  %p = linalg.exp ins(%s : tensor<75x75xf32>) outs(%e : tensor<75x75xf32>) -> tensor<75x75xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<75x16xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<75x16xf32>) -> tensor<75x16xf32>
+  %c = linalg.matmul ins(%p, %v : tensor<75x75xf32>, tensor<75x16xf32>) outs(%fill : tensor<75x16xf32>) -> tensor<75x16xf32>
+  return %c : tensor<75x16xf32>
+}
+
+// Not grown: 20 rows would become 32 (60% more work), and the 70 rows of
+// a constant A would be a second, larger copy of the weight.
+// CHECK-LABEL: func.func @not_grown
+// CHECK-NOT: tensor.empty() : tensor<32x
+// CHECK-NOT: tensor.empty() : tensor<80x
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<20x32xf32>, tensor<32x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %arg1 : tensor<70x32xf32>, tensor<32x16xf32>)
+func.func @not_grown(%a: tensor<20x32xf32>, %b: tensor<32x16xf32>) -> (tensor<20x16xf32>, tensor<70x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x16xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<20x16xf32>) -> tensor<20x16xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<20x32xf32>, tensor<32x16xf32>) outs(%fill : tensor<20x16xf32>) -> tensor<20x16xf32>
+  %w = arith.constant dense<1.0> : tensor<70x32xf32>
+  %e2 = tensor.empty() : tensor<70x16xf32>
+  %fill2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<70x16xf32>) -> tensor<70x16xf32>
+  %d = linalg.matmul ins(%w, %b : tensor<70x32xf32>, tensor<32x16xf32>) outs(%fill2 : tensor<70x16xf32>) -> tensor<70x16xf32>
+  return %c, %d : tensor<20x16xf32>, tensor<70x16xf32>
+}
+
+// An output without a home of its own (an argument) cannot grow: the op
+// is left as it is.
+// CHECK-LABEL: func.func @output_without_home
+// CHECK-NOT: tensor.empty() : tensor<80x
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<70x32xf32>, tensor<32x16xf32>) outs(%arg2 : tensor<70x16xf32>)
+func.func @output_without_home(%a: tensor<70x32xf32>, %b: tensor<32x16xf32>, %acc: tensor<70x16xf32>) -> tensor<70x16xf32> {
+  %c = linalg.matmul ins(%a, %b : tensor<70x32xf32>, tensor<32x16xf32>) outs(%acc : tensor<70x16xf32>) -> tensor<70x16xf32>
+  return %c : tensor<70x16xf32>
+}

@@ -117,6 +117,25 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
            "linalg.copy ins(%collapsed"])
 
 
+def test_global_pool_of_a_padded_map(rng, tmp_path):
+    """MobileNetV2's tail in small: a 1x1 convolution over a 7x7 map (rows of
+    49 in a home of rows of 56), Clip, and a global average pool. The CPU's
+    vector code reads 16 channels at a time through the 7x7 view of the
+    padded rows; MLIR 22's fold of that view into the read made it read out
+    of bounds (NaNs), so infer-cpu-lower-vectors leaves such reads alone."""
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w", "b"], ["c"], kernel_shape=[1, 1]),
+             n("Clip", ["c", "lo", "hi"], ["r"]),
+             n("ReduceMean", ["r"], ["y"], axes=[2, 3], keepdims=0)]
+    path = save(tmp_path, "pool_tail", nodes,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 7, 7])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32])],
+                {"w": weight(rng, 32, 16, 1, 1), "b": weight(rng, 32),
+                 "lo": np.array(0, np.float32), "hi": np.array(6, np.float32)})
+    check(path, {"x": rng.standard_normal((1, 16, 7, 7)).astype(np.float32)}, tmp_path,
+          ["tensor.empty() : tensor<1x32x56xf32>"])
+
+
 def test_first_convolutions_pad_their_reduction(rng, tmp_path):
     """The stems of ResNet-50 (7x7 over 3 channels, stride 2: k = 147) and
     MobileNetV2 (3x3 over 3 channels: k = 27) contract over several k dims

@@ -128,10 +128,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   }
   addBufferizationPasses(pm);
   if (options.vectorize) {
-    // Subviews folded into the transfers' indices, so that hoisting sees
-    // loop-invariant accumulators.
-    pm.addPass(memref::createFoldMemRefAliasOpsPass());
-    pm.addPass(createLowerVectorsPass());
+    pm.addPass(createLowerVectorsPass()); // Subviews folded into the transfers first.
     pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(createOutlineKernelsPass());

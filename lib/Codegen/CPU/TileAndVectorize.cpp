@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -379,6 +380,25 @@ struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>
   }
 };
 
+/// Folds memref.subview (and, into loads and stores, expand_shape and
+/// collapse_shape) into the accesses that read through them, so that
+/// hoisting sees loop-invariant accumulators: memref's fold-memref-alias-ops
+/// patterns, less the one that folds an expand_shape into a vector
+/// transfer_read. In MLIR 22 it rebuilds the read with the default
+/// permutation map of the reshaped memref: a vector<16x1x1xf32> read across
+/// the channels of a [1, C, 7, 7] view of a [1, C, 49] buffer came out as a
+/// read of 16 elements along its leading dim of 1, out of bounds (NaNs in a
+/// global average pool; test/Codegen/CPU/fold-subviews.mlir).
+LogicalResult foldSubviewsIntoAccesses(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  memref::populateFoldMemRefAliasOpPatterns(patterns);
+  llvm::erase_if(patterns.getNativePatterns(), [](const std::unique_ptr<RewritePattern> &p) {
+    StringRef name = p->getDebugName(); // LoadOpOfExpandShapeOpFolder<vector::TransferReadOp>
+    return name.contains("ExpandShape") && name.contains("TransferRead");
+  });
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
 /// After bufferization: accumulators out of the reduction loops, then
 /// vector ops down to what the LLVM conversion takes (1-D transfers, FMAs).
 struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<ModuleOp>> {
@@ -388,11 +408,13 @@ struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<Mod
     return "Hoist loop-invariant vector transfers and lower vector ops for the LLVM conversion";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, math::MathDialect, scf::SCFDialect, vector::VectorDialect,
-                    memref::MemRefDialect>();
+    registry.insert<affine::AffineDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                    vector::VectorDialect, memref::MemRefDialect>();
   }
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(foldSubviewsIntoAccesses(module)))
+      return signalPassFailure();
     module.walk([](func::FuncOp func) { linalg::hoistRedundantVectorTransfers(func); });
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);

@@ -189,6 +189,21 @@ def test_attention_grown_to_whole_tiles(rng, tmp_path):
            "tensor<1x4x80x72xf32>"])
 
 
+def test_batched_projections_collapse(rng, tmp_path):
+    """At batch 2 a projection of [2, 75, 64] activations has two m loops
+    (batch and tokens); they are collapsed into one of 150 rows (grown to
+    160), so the projections and the MLP fit the tensor cores too. The
+    attention products keep their batch and head loops (batch loops)."""
+    path = tmp_path / "encoder_layer.onnx"
+    onnx.save(encoder_layer(rng, seq=75, hidden=64, heads=4), str(path))
+    mask = np.ones((2, 75), np.int64)
+    mask[1, 50:] = 0
+    inputs = {"x": rng.standard_normal((2, 75, 64)).astype(np.float32), "mask": mask}
+    check(path, inputs, tmp_path,
+          ["tensor<160x64xf32>, tensor<64x64xf32>", "tensor<160x64xf32>, tensor<64x256xf32>",
+           "tensor<160x256xf32>, tensor<256x64xf32>", "tensor.empty() : tensor<2x4x80x80xf32>"])
+
+
 @pytest.mark.parametrize("name", ["cls", "rec"])
 def test_ppocr(name, rng, tmp_path):
     """Real models: rec's classifier has 6625 classes (transposed weight,

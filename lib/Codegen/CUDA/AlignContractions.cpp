@@ -30,7 +30,9 @@
 // the extra rows and columns of the result depend on, and every user reads
 // the leading slice of the result.
 //
-// Before all that, a contraction over several k dims whose product is not a
+// Before all that, a contraction whose m (or n) is several loops has them
+// collapsed into one (a MatMul of [B, S, H] activations at B > 1: m is B
+// and S), and a contraction over several k dims whose product is not a
 // multiple of 8 (a network's first convolution: 3 channels x 7 x 7 = 147 in
 // ResNet-50, 3 x 3 x 3 = 27 in MobileNetV2) has its innermost k dim padded
 // with zeros until it is (7 -> 8: k = 168), in both inputs: a constant
@@ -393,6 +395,50 @@ bool padReduction(RewriterBase &rewriter, linalg::LinalgOp op, const Contraction
   return true;
 }
 
+/// `op` with its m loops, and its n loops, each collapsed into one when
+/// there are several, adjacent in every operand that reads them (a MatMul
+/// of [B, S, H] activations by a [H, N] weight at B > 1 has m = B, S): the
+/// tensor cores take one m and one n (tensorCoreShape). The operands are
+/// collapse_shapes, the result an expand_shape (linalg's
+/// collapseOpIterationDims). Returns the op now in `op`'s place.
+linalg::LinalgOp collapseSeveralLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return op;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return op;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (failed(dims) || llvm::any_of(ranges, ShapedType::isDynamic))
+    return op;
+  SmallVector<ReassociationIndices> groups;
+  for (ArrayRef<unsigned> loops : {ArrayRef<unsigned>(dims->m), ArrayRef<unsigned>(dims->n)}) {
+    ReassociationIndices group;
+    for (unsigned d : loops)
+      if (ranges[d] != 1)
+        group.push_back(d);
+    llvm::sort(group);
+    bool consecutive = group.size() >= 2;
+    for (size_t i = 1; i < group.size(); ++i)
+      consecutive &= group[i] == group[i - 1] + 1;
+    if (consecutive)
+      groups.push_back(group);
+  }
+  if (groups.empty() || !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), groups))
+    return op;
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    generic = *linalg::generalizeNamedOp(rewriter, op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(generic, groups, rewriter);
+  if (failed(collapsed))
+    return generic;
+  rewriter.replaceOp(generic, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
 /// The most a grown dim may add to its range, in percent: the extra rows
 /// or columns cost tensor-core work that nobody reads.
 constexpr int64_t kMaxGrowthPercent = 25;
@@ -535,12 +581,16 @@ struct AlignContractionsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AlignContractionsPass)
   StringRef getArgument() const final { return "infer-cuda-align-contractions"; }
   StringRef getDescription() const final {
-    return "Give float32 contractions WMMA-ready layouts: an odd product of several k dims "
-           "zero-padded, m and n a little short of whole tiles grown to them, odd 2-D constants "
+    return "Give float32 contractions WMMA-ready layouts: several m or n loops collapsed, an "
+           "odd product of several k dims zero-padded, m and n a little short of whole tiles grown to them, odd 2-D constants "
            "stored transposed, other operands with odd rows in padded buffers";
   }
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> linalgOps;
+    getOperation().walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+    for (linalg::LinalgOp op : linalgOps)
+      collapseSeveralLoops(rewriter, op);
     SmallVector<linalg::LinalgOp> contractions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && tensorCoreShape(op))

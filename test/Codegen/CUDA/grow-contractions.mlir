@@ -105,3 +105,28 @@ func.func @output_without_home(%a: tensor<70x32xf32>, %b: tensor<32x16xf32>, %ac
   %c = linalg.matmul ins(%a, %b : tensor<70x32xf32>, tensor<32x16xf32>) outs(%acc : tensor<70x16xf32>) -> tensor<70x16xf32>
   return %c : tensor<70x16xf32>
 }
+
+// A projection at batch 2 has two m loops (batch, tokens): they become one
+// of 2 x 70 = 140 rows (collapse_shapes of the activations and the
+// output, an expand_shape of the result), grown to 144.
+// CHECK-LABEL: func.func @batched_projection
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x70x32xf32> into tensor<140x32xf32>
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<144x32xf32>, tensor<32x48xf32>) outs(%{{.*}} : tensor<144x48xf32>)
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[M]][0, 0] [140, 48] [1, 1] : tensor<144x48xf32> to tensor<140x48xf32>
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [2, 70, 48] : tensor<140x48xf32> into tensor<2x70x48xf32>
+#a = affine_map<(b, s, n, k) -> (b, s, k)>
+#w = affine_map<(b, s, n, k) -> (k, n)>
+#c = affine_map<(b, s, n, k) -> (b, s, n)>
+func.func @batched_projection(%x: tensor<2x70x32xf32>, %w: tensor<32x48xf32>) -> tensor<2x70x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x70x48xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<2x70x48xf32>) -> tensor<2x70x48xf32>
+  %y = linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x70x32xf32>, tensor<32x48xf32>) outs(%fill : tensor<2x70x48xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %p = arith.mulf %in, %in2 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x70x48xf32>
+  return %y : tensor<2x70x48xf32>
+}

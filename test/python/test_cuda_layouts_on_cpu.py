@@ -170,6 +170,17 @@ def test_attention_over_an_odd_sequence(rng, tmp_path):
     check(path, inputs, tmp_path, ["tensor.empty() : tensor<2x4x19x24xf32>"])
 
 
+def check_encoder_layer_over_75_tokens(rng, tmp_path, batch: int, rewritten: list[str]):
+    """An encoder layer (hidden 64, 4 heads) over 75 tokens, the last
+    sequence's tokens from 50 on masked out."""
+    path = tmp_path / "encoder_layer.onnx"
+    onnx.save(encoder_layer(rng, seq=75, hidden=64, heads=4), str(path))
+    mask = np.ones((batch, 75), np.int64)
+    mask[-1, 50:] = 0
+    inputs = {"x": rng.standard_normal((batch, 75, 64)).astype(np.float32), "mask": mask}
+    check(path, inputs, tmp_path, rewritten)
+
+
 def test_attention_grown_to_whole_tiles(rng, tmp_path):
     """ViT's 197 tokens (208 = 13 tiles) in small: over 75 tokens (80 = 5
     tiles) every contraction's token dim is grown to whole tiles instead
@@ -178,15 +189,11 @@ def test_attention_grown_to_whole_tiles(rng, tmp_path):
     K^T from an 80-column home; probabilities x V reads the probabilities
     from an 80-row home (its k, 75, is split as before). The rows and
     columns beyond 75 hold garbage that no one reads."""
-    path = tmp_path / "encoder_layer.onnx"
-    onnx.save(encoder_layer(rng, seq=75, hidden=64, heads=4), str(path))
-    mask = np.ones((1, 75), np.int64)
-    mask[0, 60:] = 0
-    inputs = {"x": rng.standard_normal((1, 75, 64)).astype(np.float32), "mask": mask}
-    check(path, inputs, tmp_path,
-          ["tensor.empty() : tensor<1x80x64xf32>", "tensor.empty() : tensor<1x80x256xf32>",
-           "tensor.empty() : tensor<1x4x80x80xf32>", "tensor.empty() : tensor<1x4x16x80xf32>",
-           "tensor<1x4x80x72xf32>"])
+    check_encoder_layer_over_75_tokens(
+        rng, tmp_path, batch=1,
+        rewritten=["tensor.empty() : tensor<1x80x64xf32>", "tensor.empty() : tensor<1x80x256xf32>",
+                   "tensor.empty() : tensor<1x4x80x80xf32>",
+                   "tensor.empty() : tensor<1x4x16x80xf32>", "tensor<1x4x80x72xf32>"])
 
 
 def test_batched_projections_collapse(rng, tmp_path):
@@ -194,14 +201,12 @@ def test_batched_projections_collapse(rng, tmp_path):
     (batch and tokens); they are collapsed into one of 150 rows (grown to
     160), so the projections and the MLP fit the tensor cores too. The
     attention products keep their batch and head loops (batch loops)."""
-    path = tmp_path / "encoder_layer.onnx"
-    onnx.save(encoder_layer(rng, seq=75, hidden=64, heads=4), str(path))
-    mask = np.ones((2, 75), np.int64)
-    mask[1, 50:] = 0
-    inputs = {"x": rng.standard_normal((2, 75, 64)).astype(np.float32), "mask": mask}
-    check(path, inputs, tmp_path,
-          ["tensor<160x64xf32>, tensor<64x64xf32>", "tensor<160x64xf32>, tensor<64x256xf32>",
-           "tensor<160x256xf32>, tensor<256x64xf32>", "tensor.empty() : tensor<2x4x80x80xf32>"])
+    check_encoder_layer_over_75_tokens(
+        rng, tmp_path, batch=2,
+        rewritten=["tensor<160x64xf32>, tensor<64x64xf32>",
+                   "tensor<160x64xf32>, tensor<64x256xf32>",
+                   "tensor<160x256xf32>, tensor<256x64xf32>",
+                   "tensor.empty() : tensor<2x4x80x80xf32>"])
 
 
 @pytest.mark.parametrize("name", ["cls", "rec"])

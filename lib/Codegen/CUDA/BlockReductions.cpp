@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockReductions.h"
+#include "Delinearize.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -126,11 +127,15 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
 
   // The output this block computes: the block id over the parallel dims.
   SmallVector<Value> loopIndex(ranges.size());
-  Value rest = block;
-  for (unsigned d : llvm::reverse(plan.parallel)) {
-    loopIndex[d] = arith::RemUIOp::create(b, loc, rest, cst(ranges[d]));
-    rest = arith::DivUIOp::create(b, loc, rest, cst(ranges[d]));
-  }
+  // The digits of `linear` over `dims` (the last fastest), as their loop indices.
+  auto spread = [&](Value linear, ArrayRef<unsigned> dims) {
+    SmallVector<int64_t> radix;
+    for (unsigned d : dims)
+      radix.push_back(ranges[d]);
+    for (auto [d, digit] : llvm::zip(dims, delinearize(b, loc, linear, radix)))
+      loopIndex[d] = digit;
+  };
+  spread(block, plan.parallel);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto load = [&](OpOperand &operand) -> Value {
     AffineMap map = maps[operand.getOperandNumber()];
@@ -149,12 +154,7 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value r = loop.getInductionVar();
-    for (unsigned d : llvm::reverse(plan.reduction)) {
-      loopIndex[d] = d == plan.reduction.front() ? r : arith::RemUIOp::create(b, loc, r, cst(ranges[d]));
-      if (d != plan.reduction.front())
-        r = arith::DivUIOp::create(b, loc, r, cst(ranges[d]));
-    }
+    spread(loop.getInductionVar(), plan.reduction);
     IRMapping map;
     for (OpOperand *input : op.getDpsInputOperands())
       map.map(body.getArgument(input->getOperandNumber()), load(*input));

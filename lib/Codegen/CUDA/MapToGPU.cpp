@@ -26,6 +26,7 @@
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "BlockReductions.h"
+#include "Delinearize.h"
 #include "TensorCores.h"
 #include "VectorAccesses.h"
 
@@ -141,16 +142,11 @@ void distributeOverThreads(OpBuilder &b, scf::ParallelOp loop, ArrayRef<int64_t>
   auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
   IRMapping map;
-  Value rest = linear;
-  for (int64_t d = static_cast<int64_t>(counts.size()) - 1; d >= 0; --d) {
-    Value index = rest;
-    if (d > 0) {
-      index = arith::RemUIOp::create(b, loc, rest, cst(counts[d]));
-      rest = arith::DivUIOp::create(b, loc, rest, cst(counts[d]));
-    }
+  SmallVector<Value> indices = delinearize(b, loc, linear, counts);
+  for (size_t d = 0; d < counts.size(); ++d) {
     Value iv = arith::AddIOp::create(
         b, loc, loop.getLowerBound()[d],
-        arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+        arith::MulIOp::create(b, loc, indices[d], loop.getStep()[d]));
     map.map(loop.getInductionVars()[d], iv);
   }
   for (Operation &op : loop.getBody()->without_terminator())

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
+#include "Delinearize.h"
 #include "LoopStrides.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -230,15 +231,17 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   Value tile = arith::AddIOp::create(b, loc, mul(block, tilesPerBlock), div(warpInBlock, split));
   Value part = rem(warpInBlock, split);
   Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile, cst(tiles));
+  // The tile's digits: batch dims outermost, then m, then n.
+  SmallVector<int64_t> radix;
+  for (unsigned d : s.batch)
+    radix.push_back(s.ranges[d]);
+  radix.append({tilesM, tilesN});
+  SmallVector<Value> digits = delinearize(b, loc, tile, radix);
   SmallVector<Value> loopIndex(s.ranges.size(), cst(0));
-  loopIndex[dimN] = mul(rem(tile, tilesN), kTileN);
-  Value rest = div(tile, tilesN);
-  loopIndex[dimM] = mul(rem(rest, tilesM), kTileM);
-  rest = div(rest, tilesM);
-  for (unsigned d : llvm::reverse(s.batch)) {
-    loopIndex[d] = rem(rest, s.ranges[d]);
-    rest = div(rest, s.ranges[d]);
-  }
+  for (auto [d, digit] : llvm::zip(s.batch, digits))
+    loopIndex[d] = digit;
+  loopIndex[dimM] = mul(digits[s.batch.size()], kTileM);
+  loopIndex[dimN] = mul(digits.back(), kTileN);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // The memref indices of operand `i` at the loop point `loopIndex`.
   auto indices = [&](unsigned i) {

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "VectorAccesses.h"
+#include "Delinearize.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -242,14 +243,7 @@ void mlir::infer::buildVectorAccessKernel(OpBuilder &b, linalg::GenericOp op,
                                        emitter.cst(plan.threads));
   auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
-  emitter.first.resize(counts.size());
-  Value rest = linear;
-  for (int64_t d = static_cast<int64_t>(counts.size()) - 1; d >= 0; --d) {
-    emitter.first[d] = d > 0 ? arith::RemUIOp::create(b, loc, rest, emitter.cst(counts[d])).getResult()
-                             : rest;
-    if (d > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, emitter.cst(counts[d]));
-  }
+  emitter.first = delinearize(b, loc, linear, counts);
   emitter.first.back() =
       arith::MulIOp::create(b, loc, emitter.first.back(), emitter.cst(kLanes));
 

@@ -113,6 +113,7 @@ void mlir::infer::addBufferizationPasses(OpPassManager &pm) {
   outParams.modifyPublicFunctions = true; // @main is public: it is the entry point.
   outParams.hoistStaticAllocs = true;     // Write results straight into the caller's buffers.
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createOutputsInPlacePass()); // What it could not hoist (reshaped results).
   pm.addPass(createPlanArenaPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(std::make_unique<CopyToLinalgPass>());

@@ -208,4 +208,5 @@ void mlir::infer::registerCPUCodegenPasses() {
   registerFuseElementwisePass();
   registerVectorPasses();
   registerOutlineKernelsPass();
+  registerOutputsInPlacePass();
 }

@@ -94,6 +94,11 @@ std::unique_ptr<Pass> createHoistWeightsPass();
 std::unique_ptr<Pass> createPlanArenaPass();
 void registerCPUCodegenPasses();
 
+/// OutputsInPlace.cpp: results that reach an output argument through a copy
+/// of a (reshaped) allocation are computed in the output argument itself.
+std::unique_ptr<Pass> createOutputsInPlacePass();
+void registerOutputsInPlacePass();
+
 /// FuseElementwise.cpp: elementwise linalg.generic producers merged into
 /// their only consumer, on tensors before tiling.
 std::unique_ptr<Pass> createFuseElementwisePass();

@@ -136,6 +136,24 @@ def test_global_pool_of_a_padded_map(rng, tmp_path):
           ["tensor.empty() : tensor<1x32x56xf32>"])
 
 
+def test_convolutions_over_a_batch(rng, tmp_path):
+    """Two images of a 14x14 map: a convolution's images and positions are
+    two n loops that its output does not keep adjacent, so the images act
+    as a batch loop; the 196 positions grow to 208 in the im2col copy and
+    the output."""
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             n("Relu", ["c1"], ["r1"]),
+             n("Conv", ["r1", "w2"], ["y"], kernel_shape=[1, 1])]
+    path = save(tmp_path, "batch_of_maps", nodes,
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 14, 14])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 24, 14, 14])],
+                {"w1": weight(rng, 32, 16, 3, 3), "b1": weight(rng, 32),
+                 "w2": weight(rng, 24, 32, 1, 1)})
+    check(path, {"x": rng.standard_normal((2, 16, 14, 14)).astype(np.float32)}, tmp_path,
+          ["tensor.empty() : tensor<2x16x3x3x208xf32>", "tensor.empty() : tensor<2x32x208xf32>"])
+
+
 def test_first_convolutions_pad_their_reduction(rng, tmp_path):
     """The stems of ResNet-50 (7x7 over 3 channels, stride 2: k = 147) and
     MobileNetV2 (3x3 over 3 channels: k = 27) contract over several k dims

@@ -78,12 +78,22 @@ std::optional<ContractionShape> mlir::infer::tensorCoreShape(linalg::LinalgOp op
     return result;
   };
   SmallVector<unsigned> m = nonUnit(dims->m), n = nonUnit(dims->n), k = nonUnit(dims->k);
-  if (m.size() != 1 || n.size() != 1 || k.empty())
+  if (m.empty() || n.empty() || k.empty())
     return std::nullopt;
+  llvm::sort(m);
+  llvm::sort(n);
+  // Several m (or n) loops that infer-cuda-align-contractions could not
+  // collapse into one (a convolution over a batch of images: the images
+  // and the positions are not adjacent in its [N, C, H*W] output): the
+  // innermost is m (n), and the others act as batch loops, which the
+  // operand without them reads the same for each.
   ContractionShape shape;
   shape.batch = nonUnit(dims->batch);
-  shape.m = m.front();
-  shape.n = n.front();
+  shape.batch.append(m.begin(), m.end() - 1);
+  shape.batch.append(n.begin(), n.end() - 1);
+  llvm::sort(shape.batch);
+  shape.m = m.back();
+  shape.n = n.back();
   shape.ks = k;
   llvm::sort(shape.ks);
   shape.k = shape.ks.back();

@@ -20,7 +20,9 @@ inline constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8;
 /// The loop dims of a float32 contraction C[batch.., m, n] += A[.., m, k] x
 /// B[.., k, n] (any operand layout), with its static loop ranges.
 /// Several k dims (an im2col convolution's channel, kh, kw) act as one
-/// when they are contiguous in both operands; `k` is the innermost.
+/// when they are contiguous in both operands; `k` is the innermost. Of
+/// several m (or n) dims, the innermost is `m` (`n`) and the others are
+/// batch dims that one input does not index (a batch of images).
 struct ContractionShape {
   SmallVector<unsigned> batch, ks;
   unsigned m = 0, n = 0, k = 0;

@@ -239,3 +239,25 @@ def test_ppocr(name, rng, tmp_path):
     inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
     check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x48x6632xf32>",
                                                    "tensor.empty() : tensor<1x48x120xf32>"]}[name])
+
+
+# Full-size synthetic models (scripts/make_models.py; a missing one is
+# skipped), each with the rewrite it exercises: MobileNetV2's global pool
+# of a padded 7x7 map (the CPU miscompile of MLIR 22's fold), ResNet-50 over
+# a batch of 2 (images as a batch loop; 14x14 maps grown to 208 positions),
+# ViT's 197 tokens grown to 208 (projections and attention).
+SYNTHETIC = [
+    ("mobilenetv2", "input", (1, 3, 224, 224), ["tensor.empty() : tensor<1x1280x56xf32>"]),
+    ("resnet50", "input", (2, 3, 224, 224), ["tensor.empty() : tensor<2x1024x208xf32>"]),
+    ("vit-b16", "pixel_values", (1, 3, 224, 224),
+     ["tensor.empty() : tensor<1x208x768xf32>", "tensor.empty() : tensor<1x12x208x208xf32>"]),
+]
+
+
+@pytest.mark.parametrize("name,input_name,shape,rewritten", SYNTHETIC,
+                         ids=[case[0] for case in SYNTHETIC])
+def test_synthetic_models(name, input_name, shape, rewritten, rng, tmp_path):
+    path = REPO / "models" / "synthetic" / f"{name}-opset17.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/make_models.py")
+    check(path, {input_name: rng.standard_normal(shape).astype(np.float32)}, tmp_path, rewritten)

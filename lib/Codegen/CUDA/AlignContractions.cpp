@@ -92,7 +92,7 @@ std::optional<int64_t> contiguousRowStride(linalg::LinalgOp op, const Contractio
 }
 
 /// The tensor.empty whose leading slice `home` is, when `home` is a padded
-/// home that padRows made (a slice, maybe expanded, of a tensor.empty with
+/// home that makeHome made (a slice, maybe expanded, of a tensor.empty with
 /// aligned rows); else null.
 tensor::EmptyOp paddedHomeOf(Value home) {
   if (auto expand = home.getDefiningOp<tensor::ExpandShapeOp>())
@@ -161,7 +161,7 @@ std::optional<RowFix> mlir::infer::planRowFix(linalg::LinalgOp op, unsigned inde
 SmallVector<int64_t> mlir::infer::alignedRows(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> padded(shape);
   if (!aligned(padded.back()))
-    padded.back() = (padded.back() + kPaddedRow - 1) / kPaddedRow * kPaddedRow;
+    padded.back() = llvm::alignTo(padded.back(), kPaddedRow);
   return padded;
 }
 
@@ -170,8 +170,8 @@ SmallVector<int64_t> mlir::infer::alignedRows(ArrayRef<int64_t> shape) {
 /// shape when a collapse_shape lies in between); other users of the old
 /// tensor.empty keep it. Without a root, the operand is copied there.
 /// Returns the new tensor.empty.
-Value mlir::infer::padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix,
-                           ArrayRef<int64_t> homeShape) {
+Value mlir::infer::makeHome(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix,
+                            ArrayRef<int64_t> homeShape) {
   RankedTensorType type = fix.rowsType;
   OpOperand &root = fix.padRoot ? *fix.padRoot : op->getOpOperand(fix.operand);
   Operation *user = root.getOwner();
@@ -423,7 +423,7 @@ struct AlignContractionsPass
       // replaces by its generalized form.
       for (const RowFix &fix : fixes)
         if (!fix.transpose && !fix.done)
-          padRows(rewriter, op, fix, alignedRows(fix.rowsType.getShape()));
+          makeHome(rewriter, op, fix, alignedRows(fix.rowsType.getShape()));
       for (const RowFix &fix : fixes)
         if (fix.transpose)
           op = transposeConstant(rewriter, op, fix.operand, fix.transpose);

@@ -127,15 +127,7 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
 
   // The output this block computes: the block id over the parallel dims.
   SmallVector<Value> loopIndex(ranges.size());
-  // The digits of `linear` over `dims` (the last fastest), as their loop indices.
-  auto spread = [&](Value linear, ArrayRef<unsigned> dims) {
-    SmallVector<int64_t> radix;
-    for (unsigned d : dims)
-      radix.push_back(ranges[d]);
-    for (auto [d, digit] : llvm::zip(dims, delinearize(b, loc, linear, radix)))
-      loopIndex[d] = digit;
-  };
-  spread(block, plan.parallel);
+  spreadOverLoops(b, loc, block, plan.parallel, ranges, loopIndex);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto load = [&](OpOperand &operand) -> Value {
     AffineMap map = maps[operand.getOperandNumber()];
@@ -154,7 +146,7 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    spread(loop.getInductionVar(), plan.reduction);
+    spreadOverLoops(b, loc, loop.getInductionVar(), plan.reduction, ranges, loopIndex);
     IRMapping map;
     for (OpOperand *input : op.getDpsInputOperands())
       map.map(body.getArgument(input->getOperandNumber()), load(*input));

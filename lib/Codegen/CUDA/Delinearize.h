@@ -30,6 +30,17 @@ inline SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return digits;
 }
 
+/// delinearize over the loop dims `dims` (outermost first) of an op whose
+/// loop ranges are `ranges`: each digit becomes `loopIndex[dim]`.
+inline void spreadOverLoops(OpBuilder &b, Location loc, Value linear, ArrayRef<unsigned> dims,
+                            ArrayRef<int64_t> ranges, MutableArrayRef<Value> loopIndex) {
+  SmallVector<int64_t> radix;
+  for (unsigned d : dims)
+    radix.push_back(ranges[d]);
+  for (auto [d, digit] : llvm::zip(dims, delinearize(b, loc, linear, radix)))
+    loopIndex[d] = digit;
+}
+
 } // namespace mlir::infer
 
 #endif // INFER_OPT_LIB_CODEGEN_CUDA_DELINEARIZE_H

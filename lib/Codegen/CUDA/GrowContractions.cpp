@@ -92,7 +92,7 @@ SmallVector<std::pair<unsigned, int64_t>> plannedGrowth(linalg::LinalgOp op,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (auto [dim, tile] : {std::pair(s.m, kTileM), std::pair(s.n, kTileN)}) {
     int64_t range = s.ranges[dim];
-    int64_t grown = (range + tile - 1) / tile * tile;
+    int64_t grown = llvm::alignTo(range, tile);
     if (grown == range || (grown - range) * 100 > range * kMaxGrowthPercent)
       continue;
     bool readFromConstant = false;
@@ -149,7 +149,7 @@ bool holds(tensor::EmptyOp home, ArrayRef<int64_t> shape) {
 /// 208 rows instead of 192 on the tensor cores and 5 row by row). Each
 /// operand that a grown loop indexes is read from a home large enough for
 /// the grown op, with its values at the origin: its producer writes into
-/// the leading slice of a larger tensor.empty (as padRows does for rows),
+/// the leading slice of a larger tensor.empty (as for misaligned rows),
 /// or an input without one is copied there. The rows and columns beyond
 /// are never written: the grown op computes garbage there from garbage,
 /// and every user of its result reads the leading slice. Nothing happens
@@ -190,8 +190,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
   SmallVector<Value> operands(op->getOperands());
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()
-                            : padRows(rewriter, op, g.fix, alignedRows(g.shape));
-    // Read after padRows: a copy replaces an input without a home.
+                            : makeHome(rewriter, op, g.fix, alignedRows(g.shape));
+    // Read after makeHome: a copy replaces an input without a home.
     operands[g.fix.operand] = grownView(rewriter, op->getOperand(g.fix.operand), home, g.shape);
   }
   rewriter.setInsertionPoint(op);

@@ -50,8 +50,8 @@ SmallVector<int64_t> alignedRows(ArrayRef<int64_t> shape);
 /// Gives the value of `fix` a home of shape `homeShape` (its producer
 /// writes into the leading slice; without one, it is copied there).
 /// Returns the home.
-Value padRows(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix,
-              ArrayRef<int64_t> homeShape);
+Value makeHome(RewriterBase &rewriter, linalg::LinalgOp op, const RowFix &fix,
+               ArrayRef<int64_t> homeShape);
 
 /// The offsets, sizes and strides of the slice of type `type` at the
 /// origin of a larger tensor.

@@ -242,16 +242,11 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   Value part = rem(warpInBlock, split);
   Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile, cst(tiles));
   // The tile's digits: batch dims outermost, then m, then n.
-  SmallVector<int64_t> radix;
-  for (unsigned d : s.batch)
-    radix.push_back(s.ranges[d]);
-  radix.append({tilesM, tilesN});
-  SmallVector<Value> digits = delinearize(b, loc, tile, radix);
   SmallVector<Value> loopIndex(s.ranges.size(), cst(0));
-  for (auto [d, digit] : llvm::zip(s.batch, digits))
-    loopIndex[d] = digit;
-  loopIndex[dimM] = mul(digits[s.batch.size()], kTileM);
-  loopIndex[dimN] = mul(digits.back(), kTileN);
+  Value batchTile = div(tile, tilesM * tilesN), tileInBatch = rem(tile, tilesM * tilesN);
+  spreadOverLoops(b, loc, batchTile, s.batch, s.ranges, loopIndex);
+  loopIndex[dimM] = mul(div(tileInBatch, tilesN), kTileM);
+  loopIndex[dimN] = mul(rem(tileInBatch, tilesN), kTileN);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // The memref indices of operand `i` at the loop point `loopIndex`.
   auto indices = [&](unsigned i) {
@@ -298,12 +293,8 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   auto loop = scf::ForOp::create(b, loc, cst(0), cst(sliceLength), cst(kTileK), ValueRange{init});
   b.setInsertionPointToStart(loop.getBody());
   // Linear over the k dims, innermost fastest.
-  Value kRest = arith::AddIOp::create(b, loc, sliceStart, loop.getInductionVar());
-  for (unsigned d : llvm::reverse(s.ks)) {
-    loopIndex[d] = d == s.ks.front() ? kRest : rem(kRest, s.ranges[d]);
-    if (d != s.ks.front())
-      kRest = div(kRest, s.ranges[d]);
-  }
+  spreadOverLoops(b, loc, arith::AddIOp::create(b, loc, sliceStart, loop.getInductionVar()), s.ks,
+                  s.ranges, loopIndex);
   Value fa = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, a, indices(layout->aIndex),
                                                   lead(leadA), transA);
   Value fb = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, bm, indices(layout->bIndex),

@@ -11,7 +11,9 @@ For each real model (the list of scripts/import_real_models.sh):
      ``tensor-cores`` (launches.txt) has HMMA instructions, and some
      kernel makes 16-byte global accesses (LDG/STG .128: the elementwise
      kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
-     block reductions) are counted.
+     block reductions) are counted, and so are tensor-core kernels that
+     stage tiles in shared memory (STS.128 and a barrier); with
+     --flag=--cuda-stage-tiles there must be some.
 
 cuobjdump and nvdisasm come from CUDA_PATH/bin, PATH, or NVIDIA's wheels in
 the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
@@ -20,6 +22,7 @@ the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
 Example:
     .venv/bin/python scripts/cuda_kernel_check.py
     .venv/bin/python scripts/cuda_kernel_check.py --models cls,resnet50-opset17
+    .venv/bin/python scripts/cuda_kernel_check.py --flag=--cuda-stage-tiles
 """
 
 from __future__ import annotations
@@ -79,11 +82,11 @@ def functions(sass: str) -> dict[str, str]:
 
 
 def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobjdump: str,
-                env: dict) -> str | None:
+                env: dict, flags: list[str]) -> str | None:
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "kernels"
         cmd = [str(infer_opt), str(path), f"--target=cuda:{','.join(ARCHS)}", "--emit=engine",
-               "-o", str(Path(tmp) / "m.engine"), "--dump-kernels", str(dump)]
+               "-o", str(Path(tmp) / "m.engine"), "--dump-kernels", str(dump)] + flags
         for s in shapes:
             cmd += ["--input-shape", s]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -94,6 +97,7 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
         hmma = 0
         wide: set[str] = set()
         shuffles: set[str] = set()
+        staged: set[str] = set()
         for arch in ARCHS:
             log = (dump / f"ptxas.{arch}.log").read_text()
             spills = [l for l in log.splitlines() if "spill" in l and
@@ -114,12 +118,17 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 if "HMMA" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no HMMA"
                 hmma += sass[kernel].count("HMMA")
+                if re.search(r"\bSTS\.128\b", sass[kernel]) and "BAR.SYNC" in sass[kernel]:
+                    staged.add(kernel)
             wide |= {k for k, text in sass.items() if re.search(r"\b[LS]TG\.E\.128\b", text)}
             shuffles |= {k for k, text in sass.items() if re.search(r"\bSHFL\.BFLY\b", text)}
         if not wide:
             return "no kernel makes 16-byte global accesses (LDG/STG.E.128)"
-        return (f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA), "
-                f"{len(wide)} with 16-byte accesses, {len(shuffles)} with warp shuffles")
+        if "--cuda-stage-tiles" in flags and marked and not staged:
+            return "--cuda-stage-tiles, but no tensor-core kernel stages tiles (STS.128, BAR)"
+        return (f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA, "
+                f"{len(staged)} staging tiles in shared memory), {len(wide)} with 16-byte "
+                f"accesses, {len(shuffles)} with warp shuffles")
 
 
 def main() -> int:
@@ -130,6 +139,8 @@ def main() -> int:
                     default=Path(os.environ.get("INFER_OPT", REPO / "build/bin/infer-opt")))
     ap.add_argument("--models-dir", type=Path, default=REPO / "models")
     ap.add_argument("--models", help="comma-separated names (default: all)")
+    ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
+                    help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     args = ap.parse_args()
     cuobjdump = find_tool("cuobjdump")
     nvdisasm = find_tool("nvdisasm")
@@ -145,7 +156,7 @@ def main() -> int:
             print(f"FAIL {name}: {path} missing (scripts/import_real_models.sh makes it)")
             failed += 1
             continue
-        result = check_model(name, path, shapes, args.infer_opt, cuobjdump, env)
+        result = check_model(name, path, shapes, args.infer_opt, cuobjdump, env, args.flag)
         if not result.startswith("ok "):
             result = f"FAIL {name}: {result}"
             failed += 1

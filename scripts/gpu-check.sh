@@ -7,7 +7,11 @@
 #       seeded inputs and ONNX Runtime CPU reference outputs, plus the CLI11
 #       and nlohmann/json headers for building infer-run there. Engines over
 #       the GPU machine's 64 MiB transfer (ResNet-50, BERT, ViT, GPT-2) go
-#       with their weights split off (scripts/gpu_models.py).
+#       with their weights split off (scripts/gpu_models.py). A second set
+#       of engines, compiled with --cuda-stage-tiles (the experimental
+#       shared-memory tensor-core kernels), goes in build-carry/models-staged:
+#       the synthetic models split (their outputs are checked), PP-OCR's as
+#       timing-only engines (they would not fit).
 #   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
 #       Python with onnx and PyTorch; no MLIR, no network): builds the
 #       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON),
@@ -15,7 +19,9 @@
 #       the runtime's tests, the conformance suite on the GPU and the
 #       benchmark (scripts/bench/gpu.py), and writes OUTDIR/cuda.json,
 #       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/),
-#       and every launch's time in OUTDIR/profiles/MODEL.profile.json.
+#       and every launch's time in OUTDIR/profiles/MODEL.profile.json; then
+#       the same for the --cuda-stage-tiles engines, without PyTorch
+#       (OUTDIR/gpu-staged-<date>.md, OUTDIR/profiles-staged/).
 #
 # With the device tool: `prepare` here, then one call running
 # `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"]; copy the
@@ -35,6 +41,9 @@ prepare() {
   tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
   echo "== real models"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models"
+  echo "== real models, --cuda-stage-tiles"
+  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-staged" --max-mb 0 \
+    --flag=--cuda-stage-tiles
   du -sh "$CARRY"
 }
 
@@ -62,6 +71,13 @@ run() {
   PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models" \
     --infer-run build-gpu/bin/infer-run --markdown "$out/gpu-$date.md" --json "$out/gpu-$date.json" \
     ${GPU_BENCH_ARGS:-}
+  echo "== the --cuda-stage-tiles engines: outputs, profile and benchmark"
+  python3 scripts/gpu_models.py --restore "$CARRY/models-staged" --onnx-dir "$CARRY/models/onnx" || true
+  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-staged/manifest.json" --profile \
+    --profile-dir "$out/profiles-staged" || true
+  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models-staged" --no-torch \
+    --infer-run build-gpu/bin/infer-run --title "GPU benchmark, $date: --cuda-stage-tiles" \
+    --markdown "$out/gpu-staged-$date.md" --json "$out/gpu-staged-$date.json"
 }
 
 case $mode in

@@ -72,12 +72,14 @@ def save_reference(session, root: Path, entry: dict) -> dict:
     return reference
 
 
-def restore_all(root: Path) -> int:
+def restore_all(root: Path, onnx_dir: Path | None = None) -> int:
     """On the GPU machine: rebuilds every split engine of root/manifest.json
     from its regenerated model, and runs ONNX Runtime (CPU) on that model for
     the reference outputs (they would not fit the transfer: GPT-2's logits
     are 13 MB). An engine that cannot be restored exactly falls back to
-    timing only (and says so)."""
+    timing only (and says so). The models are regenerated into `onnx_dir`
+    (default root/onnx), unless they are there already: the engines'
+    weight checksums catch a stale one."""
     import onnxruntime as ort
 
     sys.path.insert(0, str(REPO / "scripts"))
@@ -90,12 +92,13 @@ def restore_all(root: Path) -> int:
         how = entry.get("restore")
         if not how:
             continue
-        print(f"{entry['name']}: regenerating {how['onnx']}", file=sys.stderr)
-        onnx_dir = root / "onnx"
+        onnx_dir = onnx_dir or root / "onnx"
         model = onnx_dir / how["onnx"]
-        subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out",
-                        str(onnx_dir), "--opset", str(how["opset"]), "--models", how["model"]],
-                       check=True, stdout=subprocess.DEVNULL)
+        if not model.exists():
+            print(f"{entry['name']}: regenerating {how['onnx']}", file=sys.stderr)
+            subprocess.run([sys.executable, str(REPO / "scripts" / "make_models.py"), "--out",
+                            str(onnx_dir), "--opset", str(how["opset"]), "--models",
+                            how["model"]], check=True, stdout=subprocess.DEVNULL)
         data = bytearray(lzma.decompress((root / entry["engine"]).read_bytes()))
         try:
             restore(data, model, json.loads((root / how["recipe"]).read_text()))
@@ -126,6 +129,11 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--restore", type=Path, metavar="DIR",
                     help="on the GPU machine: rebuild DIR's split engines (see above)")
+    ap.add_argument("--onnx-dir", type=Path,
+                    help="with --restore: where the regenerated models go (default DIR/onnx); "
+                         "models already there are reused")
+    ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
+                    help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     ap.add_argument("--models", help="comma-separated names (default: all that exist)")
     ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
     ap.add_argument("--max-mb", type=float, default=40.0,
@@ -133,7 +141,7 @@ def main() -> int:
                          "timing-only engines (default 40)")
     args = ap.parse_args()
     if args.restore:
-        return restore_all(args.restore)
+        return restore_all(args.restore, args.onnx_dir)
     if not args.out:
         ap.error("give --out (or --restore)")
     import onnxruntime as ort
@@ -151,7 +159,7 @@ def main() -> int:
         timing_only = path.stat().st_size > args.max_mb * 2**20
         engine = args.out / f"{name}.engine"
         cmd = [str(args.infer_opt), str(path), f"--target=cuda:{args.archs}", "--emit=engine",
-               "-o", str(engine)] + (["--no-tf32"] if args.no_tf32 else [])
+               "-o", str(engine)] + (["--no-tf32"] if args.no_tf32 else []) + args.flag
         for n, s in shapes.items():
             cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
         subprocess.run(cmd, check=True)

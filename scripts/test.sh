@@ -87,14 +87,26 @@ if [ "$quick" -eq 0 ]; then
   [ "$models_rc" -ne 0 ] && [ "$m_fail" -eq 0 ] && m_fail=1
   count "real models" "$m_pass" "$m_fail"
 
-  echo "== CUDA kernels of the real models (ptxas for sm_80 and sm_90, SASS checks)"
-  .venv/bin/python scripts/cuda_kernel_check.py --infer-opt $B/bin/infer-opt >"$log/cuda" 2>&1
-  cuda_rc=$?
-  grep -v '^ok' "$log/cuda" | head -20
-  k_pass=$(grep -c '^ok' "$log/cuda" || true)
-  k_fail=$(grep -c '^FAIL' "$log/cuda" || true)
-  [ "$cuda_rc" -ne 0 ] && [ "$k_fail" -eq 0 ] && k_fail=1
-  count "CUDA kernels" "$k_pass" "$k_fail"
+  # The default kernels on every model; the experimental shared-memory
+  # tensor-core kernels (--cuda-stage-tiles) on one opset of each.
+  staged_models=det,rec,cls,resnet50-opset17,mobilenetv2-opset17,bert-base-opset17,vit-b16-opset17,gpt2-opset17
+  for variant in default staged; do
+    if [ $variant = default ]; then
+      echo "== CUDA kernels of the real models (ptxas for sm_80 and sm_90, SASS checks)"
+      extra=()
+    else
+      echo "== CUDA kernels with --cuda-stage-tiles"
+      extra=(--flag=--cuda-stage-tiles --models "$staged_models")
+    fi
+    .venv/bin/python scripts/cuda_kernel_check.py --infer-opt $B/bin/infer-opt "${extra[@]}" \
+      >"$log/cuda-$variant" 2>&1
+    cuda_rc=$?
+    grep -v '^ok' "$log/cuda-$variant" | head -20
+    k_pass=$(grep -c '^ok' "$log/cuda-$variant" || true)
+    k_fail=$(grep -c '^FAIL' "$log/cuda-$variant" || true)
+    [ "$cuda_rc" -ne 0 ] && [ "$k_fail" -eq 0 ] && k_fail=1
+    count "CUDA kernels ($variant)" "$k_pass" "$k_fail"
+  done
 fi
 
 echo "== Python numerics against ONNX Runtime (pytest)"

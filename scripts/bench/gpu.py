@@ -172,7 +172,8 @@ def write_reports(args, device: dict, rows: list) -> None:
     args.json.write_text(json.dumps({"device": device, "date": datetime.date.today().isoformat(),
                                      "warmup": args.warmup, "iterations": args.iterations,
                                      "models": rows}, indent=1) + "\n")
-    lines = [f"# GPU benchmark, {datetime.date.today().isoformat()}", "",
+    title = args.title or f"GPU benchmark, {datetime.date.today().isoformat()}"
+    lines = [f"# {title}", "",
              f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
              f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
              f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch 1, float32, median of "
@@ -226,6 +227,9 @@ def main() -> int:
     ap.add_argument("--torch-archs", default="mobilenetv2,resnet50,bert-base,vit-b16,gpt2",
                     help="PyTorch twins to time even without an engine (comma-separated)")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--no-torch", action="store_true",
+                    help="infer-opt engines only (a second set of engines of the same models)")
+    ap.add_argument("--title", help="the report's heading (default: GPU benchmark, DATE)")
     ap.add_argument("--torch-from", type=Path, metavar="JSON",
                     help="take the PyTorch timings from an earlier report of this script (same "
                          "GPU) instead of measuring them again; the report says so")
@@ -240,6 +244,10 @@ def main() -> int:
         rows.append({"name": entry["name"], "torch": entry.get("torch"),
                      "infer": run_engine(args.infer_run, entry, args.dir, args.warmup,
                                          args.iterations)})
+    if args.no_torch:
+        args.torch_archs = ""
+        for row in rows:
+            row["torch"] = None
     have = {r["torch"] for r in rows}
     for arch in [a for a in args.torch_archs.split(",") if a and a not in have]:
         rows.append({"name": arch, "torch": arch, "infer": None,

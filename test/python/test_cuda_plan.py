@@ -17,7 +17,9 @@ from infer_cpu import INFER_OPT, REPO
 sys.path.insert(0, str(REPO / "scripts"))
 from cuda_plan_exec import read_engine, strategy  # noqa: E402
 
-STRATEGIES = {"tensor_cores", "block_reduction", "vector", "simt", "single_thread"}
+STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "vector", "simt",
+              "single_thread"}
+TENSOR_CORES = {"tensor_cores", "staged_tiles"}
 
 
 def compile_engine(tmp_path, model, shape, *flags):
@@ -35,7 +37,7 @@ def test_every_launch_names_its_strategy(tmp_path):
     # The bias broadcast and the im2col copy have innermost dims of 16: 4 a thread.
     assert kinds["vector"] >= 2
     for launch in launches:
-        assert (launch["strategy"] == "tensor_cores") == launch["tensor_cores"]
+        assert (launch["strategy"] in TENSOR_CORES) == launch["tensor_cores"]
 
 
 def test_block_reductions_and_tensor_cores_are_named(tmp_path):
@@ -47,4 +49,14 @@ def test_block_reductions_and_tensor_cores_are_named(tmp_path):
     assert "tensor_cores" in {strategy(l) for l in launches}
     # Without TF32 the same MatMul is a SIMT kernel.
     launches = compile_engine(tmp_path, model, "a:64x32", "--no-tf32")
+    assert "tensor_cores" not in {strategy(l) for l in launches}
+
+
+def test_staged_tiles_are_named(tmp_path):
+    """--cuda-stage-tiles: the MatMul's kernel is recorded as staged_tiles,
+    a tensor-core kernel."""
+    model = REPO / "test/Codegen/CUDA/Inputs/matmul_staged.onnxtext"
+    launches = compile_engine(tmp_path, model, "a:128x96", "--cuda-stage-tiles")
+    staged = [l for l in launches if strategy(l) == "staged_tiles"]
+    assert len(staged) == 1 and staged[0]["tensor_cores"]
     assert "tensor_cores" not in {strategy(l) for l in launches}

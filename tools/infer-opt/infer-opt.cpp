@@ -69,6 +69,7 @@ struct Options {
   std::string cpu = "native";
   std::string target = "cpu";
   bool allowTF32 = true;
+  bool stageTiles = false;
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
   bool inspect = false;
@@ -419,6 +420,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   infer::CUDACodegenOptions options;
   options.archs = archs;
   options.allowTF32 = opts.allowTF32;
+  options.stageTiles = opts.stageTiles;
   options.printIRAfterAll = opts.printIRAfterAll;
   std::string error;
   options.ptxas = infer::findPtxas(error);
@@ -505,6 +507,11 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
   if (opts.cudaLayoutsOnCPU && (!cudaArchs.empty() || opts.emit == "infer")) {
     llvm::errs() << "infer-opt: error: --cuda-layouts-on-cpu rewrites linalg for the CPU target: "
                     "use it with --target=cpu and --emit=linalg or later\n";
+    return kExitBadInput;
+  }
+  if (opts.stageTiles && (cudaArchs.empty() || !opts.allowTF32)) {
+    llvm::errs() << "infer-opt: error: --cuda-stage-tiles changes the CUDA tensor-core kernels: "
+                    "use it with --target=cuda:... and without --no-tf32\n";
     return kExitBadInput;
   }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
@@ -716,6 +723,10 @@ int main(int argc, char **argv) {
   app.add_flag("--allow-tf32,!--no-tf32", opts.allowTF32,
                "CUDA: let float32 matmuls and convolutions use TF32 tensor cores (the default, as "
                "in TensorRT); --no-tf32 keeps them in full float32");
+  app.add_flag("--cuda-stage-tiles", opts.stageTiles,
+               "CUDA, experimental: tensor-core kernels stage A and B tiles in shared memory "
+               "(16-byte loads, blocks of up to 64x64, several fragments a warp) instead of "
+               "loading each warp's fragments from global memory; off until measured on a GPU");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
                "kernels from (contractions split at tensor-core tiles, misaligned rows padded "

@@ -88,7 +88,7 @@ void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenO
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.
   pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
-  pm.addPass(createMapToGPUPass(options.allowTF32));
+  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles));
   pm.addPass(createCanonicalizerPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   arith::ArithExpandOpsPassOptions expand;

@@ -15,7 +15,8 @@
 //      A kernel without a parallel loop runs on one thread. A reduction
 //      with few outputs and a long reduction gets a block per output
 //      instead (BlockReductions.cpp); a float32 contraction that fits the
-//      tensor cores, a WMMA kernel (TensorCores.cpp); an elementwise op
+//      tensor cores, a WMMA kernel (TensorCores.cpp; with stage-tiles, one
+//      that stages its tiles in shared memory, StagedTiles.cpp); an elementwise op
 //      whose innermost dim is a multiple of 4, 4 elements a thread with
 //      16-byte vector accesses where legal (VectorAccesses.cpp).
 //   3. The call becomes a launch record (grid, block, argument indices) on
@@ -27,6 +28,7 @@
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "BlockReductions.h"
 #include "Delinearize.h"
+#include "StagedTiles.h"
 #include "TensorCores.h"
 #include "VectorAccesses.h"
 
@@ -35,6 +37,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -167,10 +170,22 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
 
   MapToGPUPass() = default;
   MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other) {}
-  explicit MapToGPUPass(bool tf32) { allowTF32 = tf32; }
+  MapToGPUPass(bool tf32, bool stage) {
+    allowTF32 = tf32;
+    stageTiles = stage;
+  }
   Option<bool> allowTF32{*this, "allow-tf32",
                          llvm::cl::desc("float32 contractions on TF32 tensor cores"),
                          llvm::cl::init(true)};
+  Option<bool> stageTiles{*this, "stage-tiles",
+                          llvm::cl::desc("tensor-core kernels stage their tiles in shared memory"),
+                          llvm::cl::init(false)};
+
+  /// Sets the workgroup buffer `index` of `func` to 32-byte alignment (WMMA's).
+  static void alignForWMMA(gpu::GPUFuncOp func, unsigned index) {
+    func.setWorkgroupAttributionAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                                     Builder(func.getContext()).getI64IntegerAttr(32));
+  }
 
   /// A gpu.func named like `kernel`, with `kernel`'s body cloned in (and
   /// the globals and functions it uses copied into the GPU module); the
@@ -212,6 +227,38 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return func;
   }
 
+  /// The shared-memory tensor-core kernel for `kernel`, whose one op is
+  /// `op` of `shape`; nothing (and no gpu.func) if its layout or shape does
+  /// not suit it.
+  std::optional<LaunchConfig> buildStagedTiles(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                                               ModuleOp module, linalg::LinalgOp op,
+                                               const ContractionShape &shape) {
+    std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, shape);
+    std::optional<StagedTilePlan> plan =
+        layout ? planStagedTiles(shape, *layout) : std::optional<StagedTilePlan>();
+    if (!plan)
+      return std::nullopt;
+    SmallVector<Operation *> work;
+    SmallVector<Type> workgroup = {stagedTilesScratchType(kernel.getContext(), *plan, *layout)};
+    gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
+    auto clone = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
+    if (!clone) {
+      func.erase();
+      return std::nullopt;
+    }
+    alignForWMMA(func, 0);
+    // Without it, ptxas for sm_90 caps these kernels at 80 registers and
+    // spills a few bytes (it does not for sm_80); one block an SM is all
+    // that is promised, so it may take what it needs.
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  Builder(func.getContext()).getI32IntegerAttr(1));
+    OpBuilder b(clone);
+    auto [grid, block] = buildStagedTileKernel(b, clone, shape, *layout, *plan,
+                                               func.getWorkgroupAttributions()[0]);
+    clone->erase();
+    return finishKernel(func, "infer.staged_tiles", LaunchConfig{block, grid, "staged_tiles"});
+  }
+
   /// The gpu.func for `kernel`, and its launch configuration.
   FailureOr<LaunchConfig> buildKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
                                       ModuleOp module) {
@@ -219,6 +266,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     if (allowTF32 && linalgOps.size() == 1) {
       std::optional<ContractionShape> shape = tensorCoreShape(linalgOps.front());
+      if (shape && fitsTensorCoreTiles(*shape) && stageTiles)
+        if (std::optional<LaunchConfig> config =
+                buildStagedTiles(kernel, gpuModule, module, linalgOps.front(), *shape))
+          return *config;
       if (shape && fitsTensorCoreTiles(*shape)) {
         TensorCorePlan plan = planTensorCoreKernel(*shape);
         MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), plan);
@@ -228,10 +279,9 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         SmallVector<Operation *> work;
         gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
         Value scratch;
-        if (scratchType) { // WMMA wants 32-byte aligned tiles.
+        if (scratchType) {
           scratch = func.getWorkgroupAttributions()[0];
-          func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
-                                           Builder(kernel.getContext()).getI64IntegerAttr(32));
+          alignForWMMA(func, 0);
         }
         auto op = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
         OpBuilder b(op ? op.getOperation() : func.getOperation());
@@ -359,7 +409,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
           b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
           b.getNamedAttr("args", b.getArrayAttr(args)),
-          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->strategy == "tensor_cores")),
+          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->strategy == "tensor_cores" ||
+                                                       config->strategy == "staged_tiles")),
           b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
       }));
     }
@@ -408,8 +459,8 @@ std::unique_ptr<Pass> mlir::infer::createStaticReshapesPass() {
   return std::make_unique<StaticReshapesPass>();
 }
 
-std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32) {
-  return std::make_unique<MapToGPUPass>(allowTF32);
+std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32, bool stageTiles) {
+  return std::make_unique<MapToGPUPass>(allowTF32, stageTiles);
 }
 
 void mlir::infer::registerCUDACodegenPasses() {

@@ -101,19 +101,8 @@ std::optional<ContractionShape> mlir::infer::tensorCoreShape(linalg::LinalgOp op
   return shape;
 }
 
-namespace {
-
-struct TensorCoreOperands {
-  unsigned aIndex = 0, bIndex = 1; // Which inputs play A and B.
-  unsigned m = 0, n = 0;           // The m and n dims, as A and B see them.
-  SmallVector<int64_t> a, b, c;    // Strides per loop dim.
-  bool transposeA = false, transposeB = false;
-};
-
-/// Checks WMMA's layout and alignment rules for the three operands. C must
-/// have n contiguous; when it has m contiguous instead, C^T = B^T A^T is
-/// computed: A and B swap roles, and so do m and n.
-std::optional<TensorCoreOperands> checkLayout(linalg::LinalgOp op, const ContractionShape &s) {
+std::optional<TensorCoreOperands>
+mlir::infer::checkTensorCoreLayout(linalg::LinalgOp op, const ContractionShape &s) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto c = loopStrides(op.getDpsInits()[0], maps[2]);
   if (!c)
@@ -169,8 +158,6 @@ std::optional<TensorCoreOperands> checkLayout(linalg::LinalgOp op, const Contrac
   return t;
 }
 
-} // namespace
-
 bool mlir::infer::fitsTensorCoreTiles(const ContractionShape &s) {
   return s.ranges[s.m] % kTileM == 0 && s.ranges[s.n] % kTileN == 0 &&
          s.kRange() % kTileK == 0 && s.ranges[s.m] > 0 && s.ranges[s.n] > 0 && s.kRange() > 0;
@@ -219,7 +206,7 @@ MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCore
 FailureOr<std::pair<int64_t, int64_t>>
 mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
                                    const TensorCorePlan &plan, Value scratch) {
-  std::optional<TensorCoreOperands> layout = checkLayout(op, s);
+  std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, s);
   if (!layout)
     return failure();
   Location loc = op.getLoc();

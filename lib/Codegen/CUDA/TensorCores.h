@@ -38,6 +38,24 @@ struct ContractionShape {
 /// The shape if `op` is a candidate for the tensor cores.
 std::optional<ContractionShape> tensorCoreShape(linalg::LinalgOp op);
 
+/// How a contraction's operands lie in memory, as the tensor cores take
+/// them: which inputs play A and B, the m and n dims as A and B see them,
+/// each operand's strides per loop dim, and whether A (B) is stored
+/// column-major (m, or k, contiguous).
+struct TensorCoreOperands {
+  unsigned aIndex = 0, bIndex = 1;
+  unsigned m = 0, n = 0;
+  SmallVector<int64_t> a, b, c;
+  bool transposeA = false, transposeB = false;
+};
+
+/// The operands' layout if `op` (on memrefs) meets WMMA's rules: A with m
+/// or k contiguous, B with k or n, C with n (or m, computing C^T = B^T A^T
+/// with A and B, m and n swapped); k dims that act as one; lead dims a
+/// multiple of 4 elements and every tile 32-byte aligned.
+std::optional<TensorCoreOperands> checkTensorCoreLayout(linalg::LinalgOp op,
+                                                        const ContractionShape &shape);
+
 /// Whether whole 16x16x8 tiles cover the op.
 bool fitsTensorCoreTiles(const ContractionShape &shape);
 

@@ -31,6 +31,9 @@ struct CUDACodegenOptions {
   std::vector<std::string> archs = {"sm_80"};
   /// Let matmuls and convolutions use TF32 tensor cores.
   bool allowTF32 = true;
+  /// Tensor-core kernels stage their A and B tiles in shared memory
+  /// (StagedTiles.cpp) instead of loading fragments from global memory.
+  bool stageTiles = false;
   bool fuse = true;
   bool printIRAfterAll = false;
   /// The assembler (findPtxas); empty: compileForCUDA looks for it.
@@ -45,12 +48,13 @@ struct CUDALaunch {
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<unsigned> args;
-  /// How the kernel maps the op onto threads: "tensor_cores", "block_reduction",
+  /// How the kernel maps the op onto threads: "tensor_cores", "staged_tiles"
+  /// (tensor cores, tiles staged in shared memory), "block_reduction",
   /// "vector" (4 elements a thread), "simt" (one output a thread) or
   /// "single_thread". Informational, for profiles.
   std::string strategy;
   /// A WMMA (TF32) kernel: its SASS must have HMMA.
-  bool tensorCores() const { return strategy == "tensor_cores"; }
+  bool tensorCores() const { return strategy == "tensor_cores" || strategy == "staged_tiles"; }
 };
 
 struct CUDAArtifacts : CPUArtifacts {
@@ -86,8 +90,9 @@ bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::st
 std::unique_ptr<Pass> createStaticReshapesPass();
 std::unique_ptr<Pass> createAlignContractionsPass();
 std::unique_ptr<Pass> createSplitContractionsPass();
-/// `allowTF32`: float32 contractions may use the tensor cores.
-std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32);
+/// `allowTF32`: float32 contractions may use the tensor cores;
+/// `stageTiles`: through shared memory.
+std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);
 void registerCUDACodegenPasses();
 
 } // namespace mlir::infer

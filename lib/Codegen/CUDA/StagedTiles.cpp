@@ -1,0 +1,418 @@
+//===- StagedTiles.cpp - tensor-core contractions through shared memory ---===//
+//
+// With --cuda-stage-tiles, a float32 contraction that buildTensorCoreKernel
+// would run (whole 16x16x8 tiles, WMMA's layout rules) gets this kernel
+// instead. buildTensorCoreKernel gives each warp one 16x16 tile of C and
+// loads its A and B fragments straight from global memory: every fragment
+// is fetched again by each warp that needs it. Here the warps of a group
+// share their loads:
+//
+//   - A group of 4 warps (2 x 2) computes a block tile of C, 32 or 64 on a
+//     side; each warp holds 1 or 2 x 1 or 2 fragments of it (register
+//     blocking: a fragment of A loaded once serves every fragment of its
+//     row).
+//   - Each round, the group's 128 threads copy A's blockM x stepK tile and
+//     B's stepK x blockN tile into shared memory with 16-byte loads (stepK
+//     is 32, 16 or 8), then the warps load their fragments from there.
+//     The next round's loads are issued before this round's products (they
+//     wait in registers), so memory and tensor cores overlap; two barriers
+//     a round keep the tiles consistent.
+//   - Rows past m (columns past n) of the last block tile re-read the last
+//     row (column) of the operand: the loads stay in bounds and branch-free,
+//     and the fragments that hold them are neither loaded from C nor stored.
+//   - A block of several groups splits k among them; groups 1.. leave their
+//     sums in shared memory and group 0 adds them, in a fixed order, to C
+//     (the result does not depend on timing).
+//
+// Addresses come from each operand's strides per loop dim (its memref seen
+// as a flat array): k is linear over the k dims, which checkTensorCoreLayout
+// made sure act as one. The tiles keep their operand's contiguous dim
+// contiguous, so a column-major A or B (a transposed weight) is loaded with
+// WMMA's col-major layout, from shared memory as from global memory.
+//
+// planStagedTiles is a heuristic (the tuner's to replace): the largest
+// warp tiles whose blocks still fill the GPU, then more groups while the
+// blocks are few and k is long.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StagedTiles.h"
+#include "Delinearize.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+constexpr int64_t kGroupThreads = 128, kVector = 4; // 4 warps; 16-byte float vectors.
+
+/// One group's tiles in shared memory, in floats. A tile keeps its
+/// operand's contiguous dim contiguous, and its rows are padded so that a
+/// fragment load hits 32 different banks. In a TF32 fragment (as in
+/// mma.sync's m16n8k8) lane l reads element (l / 4, l % 4) of an 8 x 4
+/// patch of m (n) x k: a tile with rows of m (n) wants a row length that
+/// is an odd multiple of 4, one with rows of k a length of 8 more than a
+/// multiple of 32. Both keep rows 16-byte aligned, as WMMA wants.
+struct SharedTiles {
+  int64_t rowsA, colsA, ldA, rowsB, colsB, ldB, offsetB, groupFloats;
+};
+
+SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
+  SharedTiles s;
+  const int64_t bm = p.blockM(), bn = p.blockN(), bk = p.stepK;
+  // stepK (8, 16, 32) + 4 is an odd multiple of 4; blockM, blockN (32, 64) + 8 is 8 mod 32.
+  auto rowLength = [](int64_t cols, bool rowsAreK) { return cols + (rowsAreK ? 8 : 4); };
+  s.rowsA = t.transposeA ? bk : bm;
+  s.colsA = t.transposeA ? bm : bk;
+  s.ldA = rowLength(s.colsA, t.transposeA);
+  s.rowsB = t.transposeB ? bn : bk;
+  s.colsB = t.transposeB ? bk : bn;
+  s.ldB = rowLength(s.colsB, !t.transposeB);
+  // Each tile starts 32-byte aligned, as WMMA's fragments do.
+  s.offsetB = llvm::alignTo(s.rowsA * s.ldA, 8);
+  int64_t staging = llvm::alignTo(s.offsetB + s.rowsB * s.ldB, 8);
+  int64_t sums = p.groups > 1 ? 4 * p.fragM * p.fragN * kTileM * kTileN : 0;
+  s.groupFloats = std::max(staging, sums);
+  return s;
+}
+
+int64_t batchCount(const ContractionShape &s) {
+  int64_t count = 1;
+  for (unsigned d : s.batch)
+    count *= s.ranges[d];
+  return count;
+}
+
+} // namespace
+
+std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
+                                                           const TensorCoreOperands &t) {
+  // Two blocks an SM of an H100 (132 SMs); a slice of k of at least 64
+  // (two rounds of 32); the 48 KiB of static shared memory a block may have.
+  constexpr int64_t kBusyBlocks = 264, kMinSlice = 64, kSharedFloats = 48 * 1024 / 4;
+  const int64_t m = s.ranges[t.m], n = s.ranges[t.n], k = s.kRange();
+  auto blocks = [&](const StagedTilePlan &p) {
+    return batchCount(s) * llvm::divideCeil(m, p.blockM()) * llvm::divideCeil(n, p.blockN());
+  };
+  auto setStepK = [&](StagedTilePlan &p) {
+    for (int64_t step : {32, 16, 8})
+      if ((k / p.groups) % step == 0) {
+        p.stepK = step;
+        return;
+      }
+  };
+  // The largest warp tiles whose blocks fill the GPU (else the smallest),
+  // of those that waste at most 1/8 of the work past m and n.
+  std::optional<StagedTilePlan> plan;
+  for (auto [fragM, fragN] : {std::pair{2, 2}, {2, 1}, {1, 2}, {1, 1}}) {
+    StagedTilePlan p;
+    p.fragM = fragM;
+    p.fragN = fragN;
+    int64_t padded = llvm::alignTo(m, p.blockM()) * llvm::alignTo(n, p.blockN());
+    if (padded * 8 > m * n * 9)
+      continue;
+    plan = p;
+    if (blocks(p) >= kBusyBlocks)
+      break;
+  }
+  if (!plan)
+    return std::nullopt;
+  setStepK(*plan);
+  for (;;) {
+    StagedTilePlan more = *plan;
+    more.groups *= 2;
+    if (more.groups > 4 || blocks(*plan) * plan->groups >= kBusyBlocks ||
+        k % (more.groups * kTileK) != 0 || k / more.groups < kMinSlice)
+      break;
+    setStepK(more);
+    if (more.groups * sharedTiles(more, t).groupFloats > kSharedFloats)
+      break;
+    plan = more;
+  }
+  return plan;
+}
+
+MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,
+                                               const TensorCoreOperands &layout) {
+  return MemRefType::get({plan.groups * sharedTiles(plan, layout).groupFloats},
+                         Float32Type::get(ctx), AffineMap(),
+                         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+namespace {
+
+/// Index arithmetic on `b`, and the kernel's memory accesses.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t v) { return v ? add(x, cst(v)) : x; }
+  Value mul(Value x, int64_t v) { return arith::MulIOp::create(b, loc, x, cst(v)); }
+  Value div(Value x, int64_t v) { return arith::DivUIOp::create(b, loc, x, cst(v)); }
+  Value rem(Value x, int64_t v) { return arith::RemUIOp::create(b, loc, x, cst(v)); }
+  Value min(Value x, int64_t v) { return arith::MinUIOp::create(b, loc, x, cst(v)); }
+  Value below(Value x, int64_t v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(v));
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+
+  /// `operand` (a memref with static strides) as a flat array of its
+  /// elements, from the one at its offset.
+  Value flatView(Value operand) {
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    (void)type.getStridesAndOffset(strides, offset); // Static: checkTensorCoreLayout.
+    int64_t extent = 1;
+    for (auto [size, stride] : llvm::zip(type.getShape(), strides))
+      extent += (size - 1) * stride;
+    auto flat = MemRefType::get({extent}, type.getElementType(),
+                                StridedLayoutAttr::get(b.getContext(), offset, {1}),
+                                type.getMemorySpace());
+    return memref::ReinterpretCastOp::create(b, loc, flat, operand, offset, {extent}, {1});
+  }
+};
+
+/// One operand's part of a round: each thread of the group moves some
+/// vectors of 4 floats from global memory into the group's tile. The
+/// addresses that do not depend on the round are computed once.
+struct TileCopy {
+  Value view;                       // The operand, flat.
+  int64_t kStride = 1;              // Elements between one k and the next.
+  SmallVector<Value> from, to;      // Per vector: global index at k = 0, shared index.
+
+  /// `rows` x `cols` (contiguous) tile at `sharedStart` (row length `ld`)
+  /// of the operand whose rows are `rowStride` apart; the rows (or, if
+  /// `rowsAreK`, the columns) walk the m or n dim from `start`, which has
+  /// `range` elements; the other walks k from 0.
+  TileCopy(Emitter &e, Value view, Value base, Value inGroup, Value sharedStart, int64_t rows,
+           int64_t cols, int64_t ld, bool rowsAreK, int64_t rowStride, Value start, int64_t range)
+      : view(view), kStride(rowsAreK ? rowStride : 1) {
+    int64_t perRow = cols / kVector, vectors = rows * perRow;
+    for (int64_t first = 0; first < vectors; first += kGroupThreads) {
+      // Threads past the tile's end repeat its last vector: the same value
+      // to the same place, and no branch.
+      Value v = e.add(inGroup, first);
+      if (first + kGroupThreads > vectors)
+        v = e.min(v, vectors - 1);
+      Value row = e.div(v, perRow), col = e.mul(e.rem(v, perRow), kVector);
+      // Past the end of m (n): the last whole vector (row) again.
+      Value offset = rowsAreK ? e.add(e.mul(row, rowStride), e.min(e.add(start, col), range - kVector))
+                              : e.add(e.mul(e.min(e.add(start, row), range - 1), rowStride), col);
+      from.push_back(e.add(base, offset));
+      to.push_back(e.add(sharedStart, e.add(e.mul(row, ld), col)));
+    }
+  }
+
+  void load(Emitter &e, Value k, SmallVectorImpl<Value> &values) const {
+    auto type = VectorType::get({kVector}, e.b.getF32Type());
+    Value shift = e.mul(k, kStride);
+    for (Value index : from)
+      values.push_back(vector::LoadOp::create(e.b, e.loc, type, view, ValueRange{e.add(index, shift)},
+                                              /*nontemporal=*/false, llvm::Align(16)));
+  }
+
+  void store(Emitter &e, Value scratch, ValueRange values) const {
+    for (auto [value, index] : llvm::zip(values, to))
+      vector::StoreOp::create(e.b, e.loc, value, scratch, ValueRange{index},
+                              /*nontemporal=*/false, llvm::Align(16));
+  }
+};
+
+} // namespace
+
+std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, linalg::LinalgOp op,
+                                                               const ContractionShape &s,
+                                                               const TensorCoreOperands &t,
+                                                               const StagedTilePlan &p,
+                                                               Value scratch) {
+  Emitter e{b, op.getLoc()};
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  const SharedTiles sh = sharedTiles(p, t);
+  const int64_t m = s.ranges[t.m], n = s.ranges[t.n];
+  const int64_t blocksM = llvm::divideCeil(m, p.blockM()), blocksN = llvm::divideCeil(n, p.blockN());
+  const int64_t slice = s.kRange() / p.groups, rounds = slice / p.stepK;
+  const int64_t fragments = p.fragM * p.fragN;
+
+  // Block b: batch point b / (blocksM * blocksN), then block rows, then
+  // block columns (neighbouring blocks share A's rows).
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value group = e.div(thread, kGroupThreads), inGroup = e.rem(thread, kGroupThreads);
+  Value warp = e.div(inGroup, 32);
+  Value warpM = e.mul(e.div(warp, 2), p.fragM * kTileM);
+  Value warpN = e.mul(e.rem(warp, 2), p.fragN * kTileN);
+  Value tile = e.rem(block, blocksM * blocksN);
+  Value rowStart = e.mul(e.div(tile, blocksN), p.blockM());
+  Value colStart = e.mul(e.rem(tile, blocksN), p.blockN());
+  SmallVector<Value> loopIndex(s.ranges.size(), e.cst(0));
+  spreadOverLoops(b, loc, e.div(block, blocksM * blocksN), s.batch, s.ranges, loopIndex);
+  // An operand's flat view, and the index of the block's batch point in it.
+  auto operand = [&](Value value, ArrayRef<int64_t> strides) {
+    Value base = e.cst(0);
+    for (unsigned d : s.batch)
+      if (strides[d])
+        base = e.add(base, e.mul(loopIndex[d], strides[d]));
+    return std::make_pair(e.flatView(value), base);
+  };
+  auto [viewA, baseA] = operand(op.getDpsInputs()[t.aIndex], t.a);
+  auto [viewB, baseB] = operand(op.getDpsInputs()[t.bIndex], t.b);
+  auto [viewC, baseC] = operand(op.getDpsInits()[0], t.c);
+
+  Value groupStart = e.mul(group, sh.groupFloats);
+  TileCopy copyA(e, viewA, baseA, inGroup, groupStart, sh.rowsA, sh.colsA, sh.ldA, t.transposeA,
+                 t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m);
+  TileCopy copyB(e, viewB, baseB, inGroup, e.add(groupStart, sh.offsetB), sh.rowsB, sh.colsB,
+                 sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n);
+  auto loadRound = [&](Value k) {
+    SmallVector<Value> values;
+    copyA.load(e, k, values);
+    copyB.load(e, k, values);
+    return values;
+  };
+
+  // Fragment f = i * fragN + j of the warp: rows warpM + 16 i, columns
+  // warpN + 16 j of the block tile.
+  Type f32 = b.getF32Type();
+  auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
+  auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
+  auto typeC = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
+  auto lead = [&](int64_t v) { return b.getIndexAttr(v); };
+  UnitAttr transA = t.transposeA ? UnitAttr::get(ctx) : UnitAttr();
+  UnitAttr transB = t.transposeB ? UnitAttr::get(ctx) : UnitAttr();
+  const int64_t leadC = t.c[t.m];
+  SmallVector<Value> valid, atC;
+  for (int64_t i = 0; i < p.fragM; ++i)
+    for (int64_t j = 0; j < p.fragN; ++j) {
+      Value row = e.add(e.add(rowStart, warpM), i * kTileM);
+      Value col = e.add(e.add(colStart, warpN), j * kTileN);
+      valid.push_back(e.both(e.below(row, m), e.below(col, n)));
+      atC.push_back(e.add(baseC, e.add(e.mul(row, leadC), col)));
+    }
+  auto loadC = [&](int64_t f) {
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, viewC, ValueRange{atC[f]},
+                                                lead(leadC), UnitAttr())
+        .getResult();
+  };
+  auto storeC = [&](int64_t f, Value value) {
+    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, viewC, ValueRange{atC[f]}, lead(leadC),
+                                          UnitAttr());
+  };
+  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  auto zeros = [&] {
+    return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, zeroF32).getResult();
+  };
+  /// `then` under `condition`, yielding a fragment; zeros otherwise.
+  auto fragmentIf = [&](Value condition, function_ref<Value()> then) {
+    auto branch = scf::IfOp::create(b, loc, TypeRange{typeC}, condition, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    scf::YieldOp::create(b, loc, then());
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    scf::YieldOp::create(b, loc, zeros());
+    return branch.getResult(0);
+  };
+  auto under = [&](Value condition, function_ref<void()> then) {
+    auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    then();
+  };
+
+  // The sums start from C (linalg accumulates into its output) in group 0,
+  // from zero in the others.
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, e.cst(0));
+  SmallVector<Value> init;
+  for (int64_t f = 0; f < fragments; ++f)
+    init.push_back(fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
+                              [&] { return loadC(f); }));
+  Value sliceStart = e.mul(group, slice);
+  llvm::append_range(init, loadRound(sliceStart));
+
+  auto loop = scf::ForOp::create(b, loc, e.cst(0), e.cst(rounds), e.cst(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ValueRange carried = loop.getRegionIterArgs();
+    SmallVector<Value> sums(carried.take_front(fragments));
+    ValueRange staged = carried.drop_front(fragments);
+    copyA.store(e, scratch, staged.take_front(copyA.from.size()));
+    copyB.store(e, scratch, staged.drop_front(copyA.from.size()));
+    gpu::BarrierOp::create(b, loc);
+    // The next round's loads go out before this round's products; the last
+    // round loads itself again rather than branch.
+    Value next = e.min(e.add(loop.getInductionVar(), 1), rounds - 1);
+    SmallVector<Value> prefetched = loadRound(e.add(sliceStart, e.mul(next, p.stepK)));
+    Value startA = groupStart, startB = e.add(groupStart, sh.offsetB);
+    for (int64_t kk = 0; kk < p.stepK; kk += kTileK) {
+      SmallVector<Value> fa, fb;
+      for (int64_t i = 0; i < p.fragM; ++i) {
+        Value mm = e.add(warpM, i * kTileM);
+        Value at = t.transposeA ? e.add(e.add(startA, kk * sh.ldA), mm)
+                                : e.add(e.add(startA, e.mul(mm, sh.ldA)), kk);
+        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, scratch, ValueRange{at},
+                                                          lead(sh.ldA), transA));
+      }
+      for (int64_t j = 0; j < p.fragN; ++j) {
+        Value nn = e.add(warpN, j * kTileN);
+        Value at = t.transposeB ? e.add(e.add(startB, e.mul(nn, sh.ldB)), kk)
+                                : e.add(e.add(startB, kk * sh.ldB), nn);
+        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, scratch, ValueRange{at},
+                                                          lead(sh.ldB), transB));
+      }
+      for (int64_t i = 0; i < p.fragM; ++i)
+        for (int64_t j = 0; j < p.fragN; ++j) {
+          Value &sum = sums[i * p.fragN + j];
+          sum = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa[i], fb[j], sum, transA, transB);
+        }
+    }
+    gpu::BarrierOp::create(b, loc); // Every warp is done with the tiles.
+    llvm::append_range(sums, prefetched);
+    scf::YieldOp::create(b, loc, sums);
+  }
+  const std::pair<int64_t, int64_t> launch = {batchCount(s) * blocksM * blocksN,
+                                              kGroupThreads * p.groups};
+  if (p.groups == 1) {
+    for (int64_t f = 0; f < fragments; ++f)
+      under(valid[f], [&] { storeC(f, loop.getResult(f)); });
+    return launch;
+  }
+
+  // Groups 1.. publish their sums where their tiles were (the loop's last
+  // barrier is behind every read of those); after a barrier that every
+  // thread reaches, group 0 adds them in order and stores C.
+  auto published = [&](Value groupIndex, int64_t f) {
+    return e.add(e.mul(groupIndex, sh.groupFloats),
+                 e.add(e.mul(warp, fragments * kTileM * kTileN), f * kTileM * kTileN));
+  };
+  Value notFirst = arith::XOrIOp::create(b, loc, isFirst, arith::ConstantIntOp::create(b, loc, 1, 1));
+  under(notFirst, [&] {
+    for (int64_t f = 0; f < fragments; ++f)
+      gpu::SubgroupMmaStoreMatrixOp::create(b, loc, loop.getResult(f), scratch,
+                                            ValueRange{published(group, f)}, lead(kTileN),
+                                            UnitAttr());
+  });
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t f = 0; f < fragments; ++f)
+    under(e.both(isFirst, valid[f]), [&] {
+      Value sum = loop.getResult(f);
+      for (int64_t g = 1; g < p.groups; ++g) {
+        Value other = gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, typeC, scratch, ValueRange{published(e.cst(g), f)}, lead(kTileN), UnitAttr());
+        sum = gpu::SubgroupMmaElementwiseOp::create(b, loc, typeC, ValueRange{sum, other},
+                                                    gpu::MMAElementwiseOp::ADDF);
+      }
+      storeC(f, sum);
+    });
+  return launch;
+}

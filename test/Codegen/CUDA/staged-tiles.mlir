@@ -1,0 +1,60 @@
+// RUN: infer-opt %s -split-input-file --infer-outline-kernels=root-arguments=true --infer-cuda-map-to-gpu=stage-tiles=true | FileCheck %s
+
+// With stage-tiles, a tensor-core contraction stages its tiles in shared
+// memory (StagedTiles.cpp). [128, 96] x [96, 256]: too few blocks for
+// bigger warp tiles, so 32 x 32 blocks (4 x 8 = 32 of them), one group of
+// 4 warps, k in rounds of 32. Shared memory: A's 32 x 32 tile with rows of
+// 36, B's 32 x 32 with rows of 40 (rows of k), 2432 floats. Each round
+// stores the prefetched vectors, waits, loads the next round's, makes 4
+// products from shared memory, and waits again.
+// CHECK: infer.launches = [{args = [0, 1, 2], block = 128 : i64, grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
+// CHECK: gpu.func @kernel_0
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<2432xf32, #gpu.address_space<workgroup>> {llvm.align = 32 : i64})
+// CHECK-SAME: infer.staged_tiles
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: nvvm.minctasm = 1 : i32
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [12288], strides: [1]
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 256 : index} : memref<32768xf32, strided<[1]>> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<12288xf32, strided<[1]>>, vector<4xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
+// CHECK: vector.store {{.*}}, %[[SMEM]][{{.*}}] {alignment = 16 : i64}
+// CHECK: gpu.barrier
+// CHECK: vector.load
+// CHECK-COUNT-4: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: gpu.subgroup_mma_store_matrix
+func.func @main(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x96xf32>, memref<96x256xf32>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// One 32 x 32 block tile and k of 1024: 4 groups (512 threads) each sum a
+// quarter of k; groups 1..3 leave their sums where their tiles were, and
+// group 0 adds them to C after a barrier. 2432 floats a group.
+// CHECK: infer.launches = [{args = [0, 1, 2], block = 512 : i64, grid = 1 : i64
+// CHECK: gpu.func @kernel_0
+// CHECK-SAME: memref<9728xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
+// CHECK: scf.for
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %{{.*}}[%{{.*}}] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<9728xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-3: gpu.subgroup_mma_elementwise  addf
+func.func @main(%a: memref<32x1024xf32>, %b: memref<1024x32xf32>, %c: memref<32x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x1024xf32>, memref<1024x32xf32>) outs(%c : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// 16 rows would leave half of every 32-row block tile empty: the
+// warp-a-tile kernel of TensorCores.cpp instead.
+// CHECK: strategy = "tensor_cores"
+// CHECK: gpu.func @kernel_0
+// CHECK-SAME: infer.tensor_cores
+func.func @main(%a: memref<16x8xf32>, %b: memref<8x256xf32>, %c: memref<16x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x256xf32>) outs(%c : memref<16x256xf32>)
+  return
+}

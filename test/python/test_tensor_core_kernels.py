@@ -1,0 +1,200 @@
+"""The tensor-core kernels of infer-cuda-map-to-gpu, run on the CPU.
+
+Each case is a float32 contraction on memrefs (a MatMul, a transposed
+operand, an output with m contiguous, several k dims as in an im2col
+convolution, a batch of images against one weight, views with offsets,
+shapes with partial block tiles). It is compiled by
+``infer-opt --infer-outline-kernels --infer-cuda-map-to-gpu`` both ways
+(``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
+``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp), and
+the kernel is run by gpu_emulator.py, which also checks bounds, alignment,
+warp uniformity and shared-memory races; the result must match numpy.
+Products are exact in the emulator (no TF32 rounding), so the tolerance is
+float32's.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from gpu_emulator import EmulationError, run_launches
+from infer_cpu import INFER_OPT
+
+
+def contraction(dims: str, maps: tuple[str, str, str], iterators: str, types: tuple[str, str, str],
+                operands: tuple[str, str, str] = ("%a", "%b", "%c")) -> str:
+    """A linalg.generic C += A x B over loop `dims` (named like einsum letters)."""
+    affine = ", ".join(f"affine_map<({dims}) -> ({m})>" for m in maps)
+    return f"""
+    linalg.generic {{indexing_maps = [{affine}], iterator_types = [{iterators}]}}
+        ins({operands[0]}, {operands[1]} : {types[0]}, {types[1]})
+        outs({operands[2]} : {types[2]}) {{
+      ^bb0(%x: f32, %y: f32, %z: f32):
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %z, %p : f32
+        linalg.yield %s : f32
+    }}"""
+
+
+def memref(shape) -> str:
+    return "memref<" + "x".join(map(str, shape)) + "xf32>"
+
+
+P, R = '"parallel"', '"reduction"'
+
+
+def einsum_case(spec: str, shapes: dict[str, tuple[int, ...]]):
+    """A case computing einsum `spec` ('mk,kn->mn') over the arguments a, b, c."""
+    ins, out = spec.split("->")
+    a_idx, b_idx = ins.split(",")
+    letters = "".join(dict.fromkeys(out + a_idx + b_idx))
+    dims = ", ".join(letters)
+    iterators = ", ".join(P if d in out else R for d in letters)
+    types = tuple(memref(shapes[x]) for x in "abc")
+    maps = tuple(", ".join(idx) for idx in (a_idx, b_idx, out))
+    body = contraction(dims, maps, iterators, types)
+    args = ", ".join(f"%{x}: {memref(shapes[x])}" for x in "abc")
+    text = f"func.func @main({args}) {{{body}\n    return\n}}\n"
+
+    def reference(arrays):
+        a, b, c = (arrays[i].reshape(shapes[x]).astype(np.float64) for i, x in enumerate("abc"))
+        return {2: c + np.einsum(spec, a, b)}
+
+    return text, [shapes[x] for x in "abc"], reference
+
+
+CASES = {
+    # [128, 96] x [96, 256]: blocks of 32 x 32, one group, 3 rounds of 32.
+    "matmul": einsum_case("mk,kn->mn", {"a": (128, 96), "b": (96, 256), "c": (128, 256)}),
+    # One block tile and a long k: 4 groups (or 4 warps a tile) split k.
+    "split_k": einsum_case("mk,kn->mn", {"a": (32, 1024), "b": (1024, 32), "c": (32, 32)}),
+    # 264 blocks of 64 x 64: warps of 2 x 2 fragments.
+    "register_blocked": einsum_case("bmk,bkn->bmn", {"a": (66, 64, 32), "b": (66, 32, 256),
+                                                      "c": (66, 64, 256)}),
+    # A weight stored [n, k] (Gemm transB): B column-major.
+    "transposed_b": einsum_case("mk,nk->mn", {"a": (64, 48), "b": (96, 48), "c": (64, 96)}),
+    # A stored [k, m]: A column-major.
+    "transposed_a": einsum_case("km,kn->mn", {"a": (40, 64), "b": (40, 64), "c": (64, 64)}),
+    # C stored [n, m]: C^T = B^T A^T, A and B swap roles.
+    "output_m_contiguous": einsum_case("mk,kn->nm", {"a": (64, 32), "b": (32, 96),
+                                                      "c": (96, 64)}),
+    # 208 rows (13 tiles of 16): the last block tile of 32 is half outside.
+    "rows_past_m": einsum_case("mk,kn->mn", {"a": (208, 16), "b": (16, 64), "c": (208, 64)}),
+    # 208 columns, B row-major (its tile's columns are clamped) ...
+    "columns_past_n": einsum_case("mk,kn->mn", {"a": (32, 24), "b": (24, 208), "c": (32, 208)}),
+    # ... and column-major (its tile's rows are).
+    "columns_past_n_transposed": einsum_case("mk,nk->mn", {"a": (32, 24), "b": (208, 24),
+                                                            "c": (32, 208)}),
+    # k over (channel, kh, kw), contiguous in both operands: an im2col convolution.
+    "several_k_dims": einsum_case("mcij,cijn->mn", {"a": (32, 4, 2, 4), "b": (4, 2, 4, 64),
+                                                     "c": (32, 64)}),
+    # A convolution over 3 images: the weight does not index the images.
+    "batch_one_input_skips": einsum_case("mk,ikn->imn", {"a": (32, 64), "b": (3, 64, 96),
+                                                          "c": (3, 32, 96)}),
+}
+
+
+def _views_case():
+    """Operands that are views with offsets: rows 8.. of A's buffer, and
+    columns 32..288 of C's."""
+    a_t = "memref<96x64xf32, strided<[64, 1], offset: 512>>"
+    c_t = "memref<96x256xf32, strided<[320, 1], offset: 32>>"
+    body = contraction("m, n, k", ("m, k", "k, n", "m, n"), f"{P}, {P}, {R}",
+                       (a_t, memref((64, 256)), c_t), ("%av", "%b", "%cv"))
+    text = f"""func.func @main(%a: memref<104x64xf32>, %b: memref<64x256xf32>, %c: memref<96x320xf32>) {{
+    %av = memref.subview %a[8, 0] [96, 64] [1, 1] : memref<104x64xf32> to {a_t}
+    %cv = memref.subview %c[0, 32] [96, 256] [1, 1] : memref<96x320xf32> to {c_t}{body}
+    return
+}}
+"""
+
+    def reference(arrays):
+        a = arrays[0].reshape(104, 64).astype(np.float64)
+        b = arrays[1].reshape(64, 256).astype(np.float64)
+        c = arrays[2].reshape(96, 320).astype(np.float64).copy()
+        c[:, 32:288] += a[8:] @ b
+        return {2: c}
+
+    return text, [(104, 64), (64, 256), (96, 320)], reference
+
+
+CASES["views_with_offsets"] = _views_case()
+
+
+def compile_kernels(tmp_path, text: str, stage: bool) -> str:
+    source = tmp_path / "case.mlir"
+    source.write_text(text)
+    result = subprocess.run(
+        [str(INFER_OPT), str(source), "--infer-outline-kernels=root-arguments=true",
+         f"--infer-cuda-map-to-gpu=stage-tiles={'true' if stage else 'false'}",
+         "--mlir-print-op-generic"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def run_case(tmp_path, name: str, stage: bool) -> tuple[str, list[np.ndarray]]:
+    text, shapes, reference = CASES[name]
+    generic = compile_kernels(tmp_path, text, stage)
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]
+    expected = reference(arrays)
+    run_launches(generic, arrays)
+    for index, want in expected.items():
+        got = arrays[index].reshape(want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    return generic, arrays
+
+
+@pytest.mark.parametrize("stage", [False, True], ids=["warp_tiles", "staged_tiles"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_kernel_matches_numpy(tmp_path, name, stage):
+    generic, _ = run_case(tmp_path, name, stage)
+    strategies = set(re.findall(r'strategy = "(\w+)"', generic))
+    assert strategies == {"staged_tiles" if stage else "tensor_cores"}, strategies
+
+
+def test_plans_cover_the_configurations(tmp_path):
+    """The staged cases above reach each kind of plan: 2 x 2 fragments a
+    warp, several groups, a step of k below 32."""
+    def plan(name):
+        generic = compile_kernels(tmp_path, CASES[name][0], stage=True)
+        block = int(re.search(r"block = (\d+)", generic).group(1))
+        shared = int(re.search(r"memref<(\d+)xf32, #gpu.address_space<workgroup>>",
+                               generic).group(1))
+        return block, shared, len(re.findall(r'"gpu.subgroup_mma_compute"', generic))
+    # 4 fragments a warp, stepK 32: 16 products a round.
+    assert plan("register_blocked") == (128, 64 * 36 + 32 * 72, 16)
+    assert plan("split_k")[0] == 512  # 4 groups of 4 warps.
+    assert plan("rows_past_m")[2] == 2  # stepK 16: 2 steps of 8.
+
+
+def test_emulator_catches_a_missing_barrier(tmp_path):
+    """The check that makes the staged cases mean something: without the
+    barrier after the products, a warp overwrites a tile another still reads."""
+    text, shapes, _ = CASES["matmul"]
+    generic = compile_kernels(tmp_path, text, stage=True)
+    lines = generic.splitlines()
+    barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
+    assert len(barriers) == 2
+    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[1])
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match="no barrier between"):
+        run_launches(broken, arrays)
+
+
+def test_emulator_catches_an_out_of_bounds_tile(tmp_path):
+    """Rows past m are clamped to the last row; without the clamp the last
+    block tile would read past A."""
+    text, shapes, _ = CASES["rows_past_m"]
+    generic = compile_kernels(tmp_path, text, stage=True)
+    clamp = re.search(r'(%\d+) = "arith.minui"\((%\d+), (%\d+)\)', generic)
+    assert clamp
+    broken = generic.replace(clamp.group(0), f'{clamp.group(1)} = "arith.addi"({clamp.group(2)}, '
+                                              f'{clamp.group(3)})', 1)
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError):
+        run_launches(broken, arrays)

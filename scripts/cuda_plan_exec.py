@@ -10,6 +10,12 @@ Runtime, the compiler is. Used by scripts/gpu-check.sh on the GPU machine.
 Checks a manifest of models (scripts/gpu_models.py) or one engine:
     python3 scripts/cuda_plan_exec.py --manifest build-carry/models/manifest.json
     python3 scripts/cuda_plan_exec.py --engine m.engine --input x=x.npy --reference y=y.npy
+
+Without a GPU, --emulate runs the same plan on the CPU, each kernel from
+its MLIR (``infer-opt ... --dump-kernels DIR`` writes DIR/kernels.mlir) by
+scripts/gpu_emulator.py, which also checks bounds, alignment and races:
+    python3 scripts/cuda_plan_exec.py --engine m.engine --emulate DIR/kernels.mlir \
+        --input x=x.npy --reference y=y.npy
 """
 
 from __future__ import annotations
@@ -61,16 +67,7 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
     tmp = Path("/tmp") / f"plan-exec-{path.stem}-{sm}.cubin"
     tmp.write_bytes(image)
     raw = cp.RawModule(path=str(tmp))
-    buffers = {"input": [], "output": [], "weight": []}
-    for t in metadata["inputs"]:
-        buffers["input"].append(cp.asarray(np.ascontiguousarray(
-            inputs[t["name"]].astype(DTYPES[t["dtype"]]))))
-    for t in metadata["outputs"]:
-        buffers["output"].append(cp.full(t["shape"], 7, dtype=DTYPES[t["dtype"]]))  # poison
-    for w in plan["weights"]:
-        host = np.frombuffer(weights, dtype=np.uint8, count=w["bytes"], offset=w["offset"])
-        buffers["weight"].append(cp.asarray(host))
-    arena = cp.full(max(plan["arena"]["bytes"], 256), 0x7f, dtype=cp.uint8)  # poison
+    buffers = plan_buffers(metadata, plan, weights, inputs, cp.asarray)
     functions = {}
     events = []
     # Profiling times a second pass: the first loads the kernels (lazily).
@@ -78,9 +75,7 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
         for launch in plan["launches"]:
             fn = functions.get(launch["kernel"]) or raw.get_function(launch["kernel"])
             functions[launch["kernel"]] = fn
-            args = []
-            for a in launch["args"]:
-                args.append(arena if a["kind"] == "arena" else buffers[a["kind"]][a["index"]])
+            args = launch_args(buffers, launch)
             if timed:
                 events.append((cp.cuda.Event(), cp.cuda.Event()))
                 events[-1][0].record()
@@ -92,6 +87,43 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
     if profile:
         print_profile(path, plan, [cp.cuda.get_elapsed_time(a, b) for a, b in events], profile_dir)
     return {t["name"]: cp.asnumpy(b) for t, b in zip(metadata["outputs"], buffers["output"])}
+
+
+def plan_buffers(metadata: dict, plan: dict, weights: bytes, inputs: dict[str, np.ndarray],
+                 array) -> dict[str, list]:
+    """The buffers a plan's launches name, made by `array` (numpy or CuPy's
+    asarray): the inputs, outputs and arena poisoned (7s, 0x7f bytes)."""
+    buffers = {"input": [], "output": [], "weight": []}
+    for t in metadata["inputs"]:
+        buffers["input"].append(array(np.ascontiguousarray(
+            inputs[t["name"]].astype(DTYPES[t["dtype"]]))))
+    for t in metadata["outputs"]:
+        buffers["output"].append(array(np.full(t["shape"], 7, dtype=DTYPES[t["dtype"]])))
+    for w in plan["weights"]:
+        buffers["weight"].append(array(np.frombuffer(weights, dtype=np.uint8, count=w["bytes"],
+                                                     offset=w["offset"]).copy()))
+    buffers["arena"] = [array(np.full(max(plan["arena"]["bytes"], 256), 0x7f, dtype=np.uint8))]
+    return buffers
+
+
+def launch_args(buffers: dict[str, list], launch: dict) -> list:
+    return [buffers[a["kind"]][a.get("index", 0) if a["kind"] != "arena" else 0]
+            for a in launch["args"]]
+
+
+def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The plan of the engine at `path`, its kernels run on the CPU from
+    `kernels` (the same compile's --dump-kernels DIR/kernels.mlir)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from gpu_emulator import Buffer, Emulator
+    metadata, plan, _, weights = read_engine(path)
+    emulator = Emulator(kernels.read_text())
+    buffers = plan_buffers(metadata, plan, weights, inputs, np.asarray)
+    wrapped = {kind: [Buffer(b) for b in group] for kind, group in buffers.items()}
+    for launch in plan["launches"]:
+        emulator.launch(launch["kernel"], launch["grid"][0], launch["block"][0],
+                        launch_args(wrapped, launch))
+    return {t["name"]: b for t, b in zip(metadata["outputs"], buffers["output"])}
 
 
 def strategy(launch: dict) -> str:
@@ -162,6 +194,9 @@ def main() -> int:
     ap.add_argument("--engine", type=Path)
     ap.add_argument("--input", action="append", default=[], help="NAME=FILE.npy")
     ap.add_argument("--reference", action="append", default=[], help="OUTPUT=FILE.npy")
+    ap.add_argument("--emulate", type=Path, metavar="KERNELS_MLIR",
+                    help="with --engine: run the plan on the CPU, its kernels from this file "
+                         "(infer-opt --dump-kernels DIR writes DIR/kernels.mlir)")
     ap.add_argument("--profile", action="store_true",
                     help="time every launch alone and print the largest (a second run)")
     ap.add_argument("--profile-dir", type=Path,
@@ -187,7 +222,9 @@ def main() -> int:
     if args.engine:
         inputs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.input)}
         refs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.reference)}
-        ok &= check(args.engine.name, run(args.engine, inputs), refs)
+        outputs = emulate(args.engine, args.emulate, inputs) if args.emulate else \
+            run(args.engine, inputs)
+        ok &= check(args.engine.name, outputs, refs)
     return 0 if ok else 1
 
 

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from gpu_emulator import EmulationError, run_launches
-from infer_cpu import INFER_OPT
+from infer_cpu import INFER_OPT, REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from gpu_emulator import EmulationError, run_launches  # noqa: E402
 
 
 def contraction(dims: str, maps: tuple[str, str, str], iterators: str, types: tuple[str, str, str],

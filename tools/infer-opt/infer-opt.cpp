@@ -397,7 +397,7 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
   auto write = [&](const std::string &name, StringRef bytes) {
     return writeOutput(dir + "/" + name, [&](raw_ostream &os) { os << bytes; });
   };
-  bool ok = write("kernels." + a.ptxArch + ".ptx", a.ptx);
+  bool ok = write("kernels." + a.ptxArch + ".ptx", a.ptx) && write("kernels.mlir", a.kernelsMLIR);
   for (const auto &[arch, cubin] : a.cubins)
     ok &= write("kernels." + arch + ".cubin", cubin);
   for (const auto &[arch, log] : a.ptxasLogs)
@@ -421,6 +421,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   options.archs = archs;
   options.allowTF32 = opts.allowTF32;
   options.stageTiles = opts.stageTiles;
+  options.keepKernelsMLIR = !opts.dumpKernels.empty();
   options.printIRAfterAll = opts.printIRAfterAll;
   std::string error;
   options.ptxas = infer::findPtxas(error);
@@ -733,8 +734,10 @@ int main(int argc, char **argv) {
                "or transposed), so that those rewrites can be checked against ONNX Runtime "
                "without a GPU");
   app.add_option("--dump-kernels", opts.dumpKernels,
-                 "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, and "
-                 "the launch list into this directory");
+                 "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, "
+                 "the launch list, and the kernels before their lowering to NVVM (kernels.mlir, "
+                 "which scripts/cuda_plan_exec.py --emulate runs on the CPU) into this "
+                 "directory");
   app.add_flag("--inspect", opts.inspect,
                "Treat the positional file as an engine and print a summary: format, target, "
                "sections with checksums, inputs, outputs, compiler flags");

@@ -76,7 +76,7 @@ static std::string ptxFeatures(const std::string &arch) {
   return "+ptx80";
 }
 
-void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
   if (options.fuse)
     pm.addPass(createFuseElementwisePass());
   if (options.allowTF32) {
@@ -90,6 +90,9 @@ void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenO
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
   pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles));
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
@@ -104,6 +107,11 @@ void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenO
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+  buildCUDAKernelsPipeline(pm, options);
+  buildCUDALoweringPipeline(pm);
 }
 
 /// Moves the launch records of infer-cuda-map-to-gpu into `artifacts`.
@@ -141,16 +149,30 @@ LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOpti
   std::string ptxas = options.ptxas.empty() ? findPtxas(error) : options.ptxas;
   if (ptxas.empty())
     return module.emitError(error);
-  PassManager pm(module.getContext());
-  if (options.printIRAfterAll) {
-    module.getContext()->disableMultithreading();
-    auto never = [](Pass *, Operation *) { return false; };
-    auto always = [](Pass *, Operation *) { return true; };
-    pm.enableIRPrinting(never, always, /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-                        /*printAfterOnlyOnFailure=*/false, llvm::errs(),
-                        OpPrintingFlags().elideLargeElementsAttrs(16));
+  auto passManager = [&] {
+    auto pm = std::make_unique<PassManager>(module.getContext());
+    if (options.printIRAfterAll) {
+      module.getContext()->disableMultithreading();
+      auto never = [](Pass *, Operation *) { return false; };
+      auto always = [](Pass *, Operation *) { return true; };
+      pm->enableIRPrinting(never, always, /*printModuleScope=*/true,
+                           /*printAfterOnlyOnChange=*/true, /*printAfterOnlyOnFailure=*/false,
+                           llvm::errs(), OpPrintingFlags().elideLargeElementsAttrs(16));
+    }
+    return pm;
+  };
+  // In two runs, so that the kernels can be kept as gpu.funcs in between.
+  std::unique_ptr<PassManager> kernels = passManager();
+  buildCUDAKernelsPipeline(*kernels, options);
+  if (failed(kernels->run(module)))
+    return failure();
+  if (options.keepKernelsMLIR) {
+    llvm::raw_string_ostream os(artifacts.kernelsMLIR);
+    module.print(os, OpPrintingFlags().printGenericOpForm());
   }
-  buildCUDACodegenPipeline(pm, options);
+  std::unique_ptr<PassManager> lowering = passManager();
+  PassManager &pm = *lowering;
+  buildCUDALoweringPipeline(pm);
   artifacts.ptxArch = lowestArch(options.archs);
   GpuNVVMAttachTargetOptions target;
   target.chip = artifacts.ptxArch;

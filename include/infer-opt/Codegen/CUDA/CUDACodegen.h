@@ -36,6 +36,9 @@ struct CUDACodegenOptions {
   bool stageTiles = false;
   bool fuse = true;
   bool printIRAfterAll = false;
+  /// Keep the kernels as gpu.funcs, before their lowering to NVVM, in
+  /// CUDAArtifacts::kernelsMLIR (for --dump-kernels).
+  bool keepKernelsMLIR = false;
   /// The assembler (findPtxas); empty: compileForCUDA looks for it.
   std::string ptxas;
 };
@@ -65,13 +68,22 @@ struct CUDAArtifacts : CPUArtifacts {
   std::vector<std::pair<std::string, std::string>> cubins;
   /// ptxas's resource report (-v) per architecture, for --dump-kernels.
   std::vector<std::pair<std::string, std::string>> ptxasLogs;
+  /// With keepKernelsMLIR: the module after infer-cuda-map-to-gpu (the
+  /// kernels as gpu.funcs, the launches in `infer.launches`), in MLIR's
+  /// generic form, which scripts/gpu_emulator.py runs on the CPU.
+  std::string kernelsMLIR;
 };
 
 /// Checks "sm_80"-style names; returns an error message, empty if fine.
 std::string checkCUDAArch(const std::string &arch);
 
 void registerCUDACodegenDialects(DialectRegistry &registry);
+/// The whole pipeline: the kernels pipeline, then the lowering one.
 void buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
+/// linalg on tensors to gpu.funcs and launch records (infer-cuda-map-to-gpu).
+void buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
+/// gpu.funcs to NVVM.
+void buildCUDALoweringPipeline(OpPassManager &pm);
 
 /// Lowers linalg on tensors to PTX and assembles the cubins with ptxas.
 /// Errors are emitted as diagnostics.

@@ -39,10 +39,16 @@ reason, a listed name that is not a test of the installed onnx package counts
 as an error, the reports are written only where --json/--markdown say, and the
 exit status is 1 unless every listed test passes.
 
+With --target cuda --emulate, step 3 runs no GPU: the engine is compiled
+with --dump-kernels and its plan executed on the CPU by
+scripts/gpu_emulator.py (scripts/cuda_plan_exec.py's emulate), which also
+refuses out-of-bounds, misaligned or racing kernels (an error).
+
 Example:
     scripts/conformance.py --target cpu --jobs 2
     scripts/conformance.py --target cpu --filter conv --json /tmp/c.json --markdown /tmp/c.md
     scripts/conformance.py --target cpu --must-pass test/conformance/cpu-must-pass.txt
+    scripts/conformance.py --target cuda --emulate --must-pass test/conformance/cpu-must-pass.txt
 """
 
 from __future__ import annotations
@@ -147,7 +153,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
 
 
 def compile_case(case, in_names, inputs, infer_opt: Path, target: str, engine: Path,
-                 model_path: Path) -> dict | None:
+                 model_path: Path, flags: tuple[str, ...] = ()) -> dict | None:
     """Compiles the case's model into `engine`; a result dict if that failed."""
     onnx.save(case.model, str(model_path))
     cmd = [str(infer_opt), str(model_path)]
@@ -155,7 +161,7 @@ def compile_case(case, in_names, inputs, infer_opt: Path, target: str, engine: P
         cmd += ["--input-shape", f"{n}:" + "x".join(str(d) for d in a.shape)]
     if target != "cpu":
         cmd += [f"--target={target}"]
-    cmd += ["--emit=engine", "-o", str(engine)]
+    cmd += ["--emit=engine", "-o", str(engine), *flags]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -195,8 +201,19 @@ def compile_only(case, infer_opt: Path, target: str, store: Path) -> dict:
     return failed or dict(name=case.name, status="compiled", reason=None)
 
 
+def emulate_outputs(engine: Path, kernels: Path, in_names, inputs, out_dir: Path) -> None:
+    """--emulate: the engine's plan run on the CPU by scripts/gpu_emulator.py,
+    its outputs written as infer-run writes them."""
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+    from cuda_plan_exec import emulate
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, value in emulate(engine, kernels, dict(zip(in_names, inputs))).items():
+        np.save(out_dir / (name.replace("/", "_") + ".npy"), value)
+
+
 def run_case(case, infer_opt: Path, infer_run: Path, target: str = "cpu",
-             prebuilt: dict | None = None, device: str | None = None) -> dict:
+             prebuilt: dict | None = None, device: str | None = None,
+             emulate: bool = False, flags: tuple[str, ...] = ()) -> dict:
     name = case.name
     try:
         in_names, inputs, out_names, outputs = case_inputs(case)
@@ -214,12 +231,20 @@ def run_case(case, infer_opt: Path, infer_run: Path, target: str = "cpu",
             engine = prebuilt["dir"] / f"{name}.engine"
         else:
             engine = tmp / "t.engine"
+            dump = ("--dump-kernels", str(tmp / "kernels")) if emulate else ()
             failed = compile_case(case, in_names, inputs, infer_opt, target, engine,
-                                  tmp / "model.onnx")
+                                  tmp / "model.onnx", flags + dump)
             if failed:
                 return failed
 
         out_dir = tmp / "out"
+        if emulate:
+            try:
+                emulate_outputs(engine, tmp / "kernels" / "kernels.mlir", in_names, inputs,
+                                out_dir)
+            except Exception as e:  # The emulator's refusal is the kernel's error.
+                return dict(name=name, status="error", reason=f"emulator: {first_line(str(e))}")
+            return check_outputs(case, out_names, outputs, out_dir)
         cmd = [str(infer_run), str(engine)]
         for i, (n, a) in enumerate(zip(in_names, inputs)):
             f = tmp / f"in{i}.npy"
@@ -236,17 +261,22 @@ def run_case(case, infer_opt: Path, infer_run: Path, target: str = "cpu",
             err = first_line(p.stderr.replace(str(engine), "t.engine")) or first_line(p.stdout)
             return dict(name=name, status="error", reason=f"infer-run exit {p.returncode}: {err}")
 
-        rtol = getattr(case, "rtol", 1e-3)
-        atol = getattr(case, "atol", 1e-7)
-        for n, want in zip(out_names, outputs):
-            f = out_dir / (n.replace("/", "_") + ".npy")
-            if not f.exists():
-                return dict(name=name, status="error", reason=f"infer-run wrote no {f.name}")
-            got = np.load(f, allow_pickle=False)
-            reason = compare(n, got, np.asarray(want), rtol, atol)
-            if reason:
-                return dict(name=name, status="failed", reason=reason)
-    return dict(name=name, status="passed", reason=None)
+        return check_outputs(case, out_names, outputs, out_dir)
+
+
+def check_outputs(case, out_names, outputs, out_dir: Path) -> dict:
+    """The result of a case whose outputs are in `out_dir`, one .npy each."""
+    rtol = getattr(case, "rtol", 1e-3)
+    atol = getattr(case, "atol", 1e-7)
+    for n, want in zip(out_names, outputs):
+        f = out_dir / (n.replace("/", "_") + ".npy")
+        if not f.exists():
+            return dict(name=case.name, status="error", reason=f"no output {f.name} was written")
+        got = np.load(f, allow_pickle=False)
+        reason = compare(n, got, np.asarray(want), rtol, atol)
+        if reason:
+            return dict(name=case.name, status="failed", reason=reason)
+    return dict(name=case.name, status="passed", reason=None)
 
 
 def write_markdown(path: Path, summary: dict, note: str | None, target: str = "cpu") -> None:
@@ -258,6 +288,13 @@ def write_markdown(path: Path, summary: dict, note: str | None, target: str = "c
                  f"The tests listed in `{MUST_PASS_LIST}` must pass: `scripts/test.sh` runs them "
                  f"with `scripts/conformance.py --target cpu --must-pass {MUST_PASS_LIST}` "
                  "(about two minutes on 2 cores) and fails on any that does not.", ""]
+    elif target == "cuda-emulated":
+        lines = ["# ONNX backend node conformance (cuda, kernels emulated on the CPU)", "",
+                 f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py "
+                 f"--target cuda --emulate` on a 2-core dev machine (onnx {onnx.__version__}): "
+                 "each test compiled for sm_90 and its plan run by `scripts/gpu_emulator.py` "
+                 "(no TF32 rounding, numpy's math functions). The GPU's own results are in "
+                 "[cuda.md](cuda.md).", ""]
     else:
         lines = [f"# ONNX backend node conformance ({target})", "",
                  f"Generated {datetime.date.today().isoformat()} by `scripts/gpu-check.sh` "
@@ -294,6 +331,11 @@ def main() -> int:
     ap.add_argument("--prebuilt", type=Path, metavar="DIR",
                     help="run the engines of a --compile-to DIR instead of compiling")
     ap.add_argument("--device", help="infer-run --device (default: the engine's own)")
+    ap.add_argument("--emulate", action="store_true",
+                    help="with --target cuda: run each engine's kernels on the CPU "
+                         "(scripts/gpu_emulator.py) instead of infer-run on a GPU")
+    ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
+                    help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     ap.add_argument("--filter", help="only tests whose name contains this substring")
     ap.add_argument("--limit", type=int, help="only the first N tests (by name, after --filter)")
@@ -310,6 +352,9 @@ def main() -> int:
     if args.must_pass and (args.filter or args.limit is not None):
         ap.error("--must-pass runs exactly the listed tests; it takes no --filter or --limit")
     target = "cpu" if args.target == "cpu" else f"cuda:{args.cuda_archs}"
+    if args.emulate and (args.target != "cuda" or args.prebuilt or args.compile_to):
+        ap.error("--emulate runs CUDA engines it compiles: use it with --target cuda, without "
+                 "--prebuilt or --compile-to")
     prebuilt = None
     if args.prebuilt:
         index = args.prebuilt / "index.json"
@@ -317,7 +362,7 @@ def main() -> int:
             ap.error(f"{index} not found (make it with --compile-to)")
         prebuilt = {"dir": args.prebuilt, "results": json.loads(index.read_text())["results"]}
     tools = [] if args.prebuilt else [args.infer_opt]
-    tools += [] if args.compile_to else [args.infer_run]
+    tools += [] if args.compile_to or args.emulate else [args.infer_run]
     for tool in tools:
         if not tool.is_file():
             ap.error(f"{tool} not found (build the project first)")
@@ -343,13 +388,15 @@ def main() -> int:
     else:
         cases = collect_cases(args.filter, args.limit)
         if not args.compile_to:
-            args.json = args.json or REPO_ROOT / "docs" / "conformance" / f"{args.target}.json"
-            args.markdown = args.markdown or REPO_ROOT / "docs" / "conformance" / f"{args.target}.md"
+            report = args.target + ("-emulated" if args.emulate else "")
+            args.json = args.json or REPO_ROOT / "docs" / "conformance" / f"{report}.json"
+            args.markdown = args.markdown or REPO_ROOT / "docs" / "conformance" / f"{report}.md"
     if args.compile_to:
         args.compile_to.mkdir(parents=True, exist_ok=True)
         work = lambda c: compile_only(c, args.infer_opt, target, args.compile_to)
     else:
-        work = lambda c: run_case(c, args.infer_opt, args.infer_run, target, prebuilt, args.device)
+        work = lambda c: run_case(c, args.infer_opt, args.infer_run, target, prebuilt, args.device,
+                                  args.emulate, tuple(args.flag))
     shown = ("failed", "error") + (("unsupported",) if args.must_pass else ())
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = {pool.submit(work, c): c for c in cases}
@@ -376,7 +423,8 @@ def main() -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=1) + "\n")
     if args.markdown:
-        write_markdown(args.markdown, summary, args.note, args.target)
+        write_markdown(args.markdown, summary, args.note,
+                       args.target + ("-emulated" if args.emulate else ""))
     print(" ".join(f"{s}={summary[s]}" for s in ("total",) + STATUSES))
     if args.must_pass:
         bad = summary["total"] - summary["passed"]

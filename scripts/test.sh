@@ -66,16 +66,23 @@ l_fail=${l_fail:-0}
 [ "$lit_rc" -ne 0 ] && [ "$l_fail" -eq 0 ] && l_fail=1
 count "lit" "${l_pass:-0}" "$l_fail"
 
-echo "== ONNX conformance must-pass list (cpu)"
-env "${conformance_env[@]}" .venv/bin/python scripts/conformance.py --target cpu --infer-opt $B/bin/infer-opt \
-  --infer-run $B/bin/infer-run --must-pass test/conformance/cpu-must-pass.txt >"$log/conformance" 2>&1
-conf_rc=$?
-grep -vE '^(total=|must-pass: )' "$log/conformance" | head -20
-grep -E '^must-pass: ' "$log/conformance"
-c_pass=$(grep -oP '^must-pass: \K[0-9]+(?= passed)' "$log/conformance" || echo 0)
-c_fail=$(grep -oP '^must-pass: [0-9]+ passed, \K[0-9]+(?= failed)' "$log/conformance" || echo 0)
-[ "$conf_rc" -ne 0 ] && [ "$c_fail" -eq 0 ] && c_fail=1
-count "conformance" "$c_pass" "$c_fail"
+# The must-pass list: on the CPU target, and on the CUDA target with its
+# kernels run by the emulator (scripts/gpu_emulator.py; no GPU needed).
+must_pass() { # suite-name log-name conformance.py-flags...
+  local name=$1 out="$log/$2"; shift 2
+  echo "== ONNX conformance must-pass list ($name)"
+  env "${conformance_env[@]}" .venv/bin/python scripts/conformance.py "$@" \
+    --infer-opt $B/bin/infer-opt --must-pass test/conformance/cpu-must-pass.txt >"$out" 2>&1
+  local rc=$?
+  grep -vE '^(total=|must-pass: )' "$out" | head -20
+  grep -E '^must-pass: ' "$out"
+  c_pass=$(grep -oP '^must-pass: \K[0-9]+(?= passed)' "$out" || echo 0)
+  c_fail=$(grep -oP '^must-pass: [0-9]+ passed, \K[0-9]+(?= failed)' "$out" || echo 0)
+  [ "$rc" -ne 0 ] && [ "$c_fail" -eq 0 ] && c_fail=1
+  count "conformance ($name)" "$c_pass" "$c_fail"
+}
+must_pass cpu conformance --target cpu --infer-run $B/bin/infer-run
+must_pass "cuda, emulated" conformance-cuda --target cuda --emulate
 
 if [ "$quick" -eq 0 ]; then
   echo "== real models: import with static shapes"

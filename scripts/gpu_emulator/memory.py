@@ -1,0 +1,140 @@
+"""Memref types, buffers (bytes at pretend device addresses), views of
+them, and the dense constants of memref.global.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import EmulationError
+from .ir import Op
+
+
+DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+          "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int64,
+          "ui8": np.uint8}
+UNSIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
+            np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64,
+            np.dtype(np.bool_): np.bool_}
+
+
+def scalar_dtype(typ: str):
+    if typ not in DTYPES:
+        raise EmulationError(f"the emulator does not know the type {typ}")
+    return np.dtype(DTYPES[typ])
+
+
+@dataclass
+class MemRefType:
+    shape: list[int]
+    dtype: np.dtype
+    strides: list[int]
+    offset: int
+    shared: bool
+
+
+def parse_memref(typ: str) -> MemRefType:
+    match = re.match(r"memref<((?:\d+x)*)(\w+)(.*)>$", typ.strip())
+    if not match:
+        raise EmulationError(f"unsupported memref type {typ}")
+    shape = [int(d) for d in match.group(1).split("x") if d]
+    rest = match.group(3)
+    strides, offset = [], 0
+    layout = re.search(r"strided<\[([-\d, ]*)\](?:, offset: (-?\d+))?>", rest)
+    if layout:
+        strides = [int(s) for s in layout.group(1).split(",") if s.strip()]
+        offset = int(layout.group(2) or 0)
+    else:
+        stride = 1
+        for size in reversed(shape):
+            strides.insert(0, stride)
+            stride *= size
+    return MemRefType(shape, scalar_dtype(match.group(2)), strides, offset,
+                      "workgroup" in rest)
+
+
+class Buffer:
+    """Bytes at a pretend device address (256-byte aligned, as cuMemAlloc's)."""
+    _next_address = 1 << 20
+
+    def __init__(self, data: np.ndarray, shared: bool = False):
+        self.bytes = data.reshape(-1).view(np.uint8)
+        self.address = Buffer._next_address
+        Buffer._next_address += (self.bytes.size + 511) // 256 * 256
+        self.shared = shared
+        self._typed: dict[tuple[int, np.dtype], np.ndarray] = {}
+        if shared:
+            self.written = np.zeros(self.bytes.size, dtype=bool)
+            self.write_epoch = np.full(self.bytes.size, -1)
+            self.write_warp = np.full(self.bytes.size, -1)
+            self.read_epoch = np.full(self.bytes.size, -1)
+            self.read_warp = np.full(self.bytes.size, -1)  # -2: several warps.
+
+    def typed(self, byte_base: int, dtype: np.dtype) -> np.ndarray:
+        key = (byte_base, dtype)
+        if key not in self._typed:
+            if byte_base % dtype.itemsize:
+                raise EmulationError(f"a {dtype} view at byte {byte_base}: misaligned")
+            usable = (self.bytes.size - byte_base) // dtype.itemsize * dtype.itemsize
+            self._typed[key] = self.bytes[byte_base:byte_base + usable].view(dtype)
+        return self._typed[key]
+
+
+@dataclass
+class View:
+    buffer: Buffer
+    byte_base: int  # Where element 0 of this view's element type lies.
+    type: MemRefType
+
+    @property
+    def data(self) -> np.ndarray:
+        return self.buffer.typed(self.byte_base, self.type.dtype)
+
+    def retyped(self, typ: MemRefType) -> "View":
+        return View(self.buffer, self.byte_base, typ)
+
+    def elements(self, op: Op, indices: list[np.ndarray], count: int, lanes: int = 1
+                 ) -> np.ndarray:
+        """Element numbers (in data) of `count` accesses at `indices` (one
+        array per dim, one entry per access), checked against the memref."""
+        t = self.type
+        if len(indices) != len(t.shape):
+            raise EmulationError(f"{op.name}: {len(indices)} indices for rank {len(t.shape)}")
+        position = np.full(count, t.offset, dtype=np.int64)
+        for k, (index, size, stride) in enumerate(zip(indices, t.shape, t.strides)):
+            last = index + (lanes - 1 if k == len(t.shape) - 1 else 0)
+            if (index < 0).any() or (last >= size).any():
+                bad = index[(index < 0) | (last >= size)][0]
+                raise EmulationError(f"{op.name}: index {bad} outside dim {k} of {t.shape}")
+            position = position + index.astype(np.int64) * stride
+        if position.size and (position.min() < 0 or position.max() + lanes > self.data.size):
+            raise EmulationError(f"{op.name}: outside its buffer")
+        return position
+
+
+def parse_dense(text: str, typ: MemRefType) -> np.ndarray:
+    match = re.search(r'dense<(.*)> : tensor<', text)
+    if not match:
+        raise EmulationError(f"cannot read the initial value of {text[:80]}")
+    body = match.group(1).strip()
+    count = int(np.prod(typ.shape)) if typ.shape else 1
+    if body.startswith('"0x'):
+        raw = bytes.fromhex(body[3:-1])
+        values = np.frombuffer(raw, dtype=typ.dtype)
+        return np.resize(values, count) if values.size == 1 else values.copy()
+    flat = re.findall(r"true|false|0x[0-9A-Fa-f]+|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf)",
+                      body)
+    def value(v):
+        if v in ("true", "false"):
+            return v == "true"
+        if v.startswith("0x"):  # A float's bits.
+            bits = int(v, 16)
+            fmt = {2: "<H", 4: "<I", 8: "<Q"}[typ.dtype.itemsize]
+            return np.frombuffer(struct.pack(fmt, bits), dtype=typ.dtype)[0]
+        return float(v) if typ.dtype.kind == "f" else int(float(v))
+    values = np.array([value(v) for v in flat], dtype=typ.dtype)
+    return np.resize(values, count) if values.size == 1 else values

@@ -1,0 +1,151 @@
+"""memref and vector ops: loads, stores, views, globals, and the
+shared-memory race checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .base import WARP, EmulationError
+from .memory import View, parse_memref
+
+
+class MemoryOps:
+    """Run's handlers of memref and vector ops."""
+
+    def touch(self, view: View, elements: np.ndarray, warp: int, write: bool,
+              values: np.ndarray | None = None) -> None:
+        """Shared-memory race checks for `warp`'s accesses of `elements`."""
+        buffer = view.buffer
+        if not buffer.shared:
+            return
+        size = view.type.dtype.itemsize
+        first = (view.byte_base + elements.reshape(-1) * size)
+        where = (first[:, None] + np.arange(size)).reshape(-1)
+        e = self.epoch
+        if write:
+            if ((buffer.read_epoch[where] == e) & (buffer.read_warp[where] != warp)).any():
+                raise EmulationError("shared memory written while another warp reads it, with "
+                                     "no barrier between")
+            clobber = (buffer.write_epoch[where] == e) & (buffer.write_warp[where] != warp)
+            if clobber.any():
+                old = view.data[elements.reshape(-1)]
+                if not np.array_equal(old, values.reshape(-1).astype(view.type.dtype)):
+                    raise EmulationError("shared memory written by two warps with no barrier "
+                                         "between")
+            buffer.write_epoch[where] = e
+            buffer.write_warp[where] = warp
+            buffer.written[where] = True
+        else:
+            if ((buffer.write_epoch[where] == e) & (buffer.write_warp[where] != warp)).any():
+                raise EmulationError("shared memory read while another warp writes it, with no "
+                                     "barrier between")
+            if not buffer.written[where].all():
+                raise EmulationError("shared memory read before anything wrote it")
+            same = buffer.read_epoch[where] == e
+            other = same & (buffer.read_warp[where] != warp)
+            buffer.read_warp[where] = np.where(other, -2,
+                                               np.where(same, buffer.read_warp[where], warp))
+            buffer.read_epoch[where] = e
+
+    def op_memref_view(self, op, ins, mask):
+        source, shift = ins[0], ins[1]
+        shift = int(self.uniform_scalar(shift, mask, "memref.view's shift"))
+        typ = parse_memref(op.result_type())
+        return View(source.buffer, source.byte_base + source.type.offset + shift, typ)
+
+    def uniform_scalar(self, value: np.ndarray, mask: np.ndarray, what: str):
+        active = value[mask] if mask.any() else value[:1]
+        if (active != active[0]).any():
+            raise EmulationError(f"{what} differs between threads")
+        return active[0]
+
+    def _recast(self, op, ins, mask):
+        # Static offsets, sizes and strides: the result type says them all.
+        return ins[0].retyped(parse_memref(op.result_type()))
+
+    op_memref_subview = op_memref_reinterpret_cast = op_memref_cast = _recast
+    op_memref_expand_shape = op_memref_collapse_shape = _recast
+
+    def op_memref_get_global(self, op, ins, mask):
+        return self.emulator.global_view(re.search(r'name = @([\w$.]+)', op.text).group(1))
+
+    def op_memref_extract_aligned_pointer_as_index(self, op, ins, mask):
+        view = ins[0]
+        return self.full(view.buffer.address + view.byte_base, np.int64)
+
+    def op_memref_load(self, op, ins, mask):
+        view, indices = ins[0], ins[1:]
+        result = np.zeros(self.threads, dtype=view.type.dtype)
+        active = np.flatnonzero(mask)
+        if active.size:
+            elements = view.elements(op, [i[active] for i in indices], active.size)
+            self.touch_threads(view, elements, active, False)
+            result[active] = view.data[elements]
+        return result
+
+    def op_memref_store(self, op, ins, mask):
+        value, view, indices = ins[0], ins[1], ins[2:]
+        active = np.flatnonzero(mask)
+        if active.size:
+            elements = view.elements(op, [i[active] for i in indices], active.size)
+            self.touch_threads(view, elements, active, True, value[active])
+            view.data[elements] = value[active]
+
+    def touch_threads(self, view, elements, threads, write, values=None):
+        if not view.buffer.shared:
+            return
+        warps = threads // WARP
+        for w in np.unique(warps):
+            mine = warps == w
+            self.touch(view, elements[mine], int(w), write,
+                       values[mine] if values is not None else None)
+
+    def _vector(self, op, ins, mask, store):
+        value, view, indices = (ins[0], ins[1], ins[2:]) if store else (None, ins[0], ins[1:])
+        vector = re.search(r"vector<(\d+)x(\w+)>", op.text)
+        lanes = int(vector.group(1))
+        size = view.type.dtype.itemsize
+        align = int(re.search(r"alignment = (\d+)", op.text).group(1)) \
+            if "alignment" in op.text else size
+        if view.type.strides and view.type.strides[-1] != 1:
+            raise EmulationError(f"{op.name}: innermost stride {view.type.strides[-1]}")
+        threads = np.flatnonzero(mask)
+        result = np.zeros((self.threads, lanes), dtype=view.type.dtype)
+        if not threads.size:
+            return None if store else result
+        starts = view.elements(op, [i[threads] for i in indices], threads.size, lanes)
+        if ((view.buffer.address + view.byte_base + starts * size) % align).any():
+            raise EmulationError(f"{op.name}: an access not {align}-byte aligned")
+        elements = starts[:, None] + np.arange(lanes)
+        if store:
+            warps = threads // WARP
+            for w in np.unique(warps) if view.buffer.shared else [None]:
+                mine = warps == w if w is not None else slice(None)
+                if w is not None:
+                    self.touch(view, elements[mine], int(w), True, value[threads[mine]])
+                view.data[elements[mine]] = value[threads[mine]]
+            return None
+        self.touch_threads(view, elements, threads, False)
+        result[threads] = view.data[elements]
+        return result
+
+    def op_vector_load(self, op, ins, mask):
+        return self._vector(op, ins, mask, False)
+
+    def op_vector_store(self, op, ins, mask):
+        return self._vector(op, ins, mask, True)
+
+    def op_vector_extract(self, op, ins, mask):
+        position = [int(p) for p in re.search(r"static_position = array<i64: ([-\d, ]*)>",
+                                              op.text).group(1).split(",") if p.strip()]
+        return ins[0][:, position[0]]
+
+    def op_vector_from_elements(self, op, ins, mask):
+        return np.stack(ins, axis=1)
+
+    def op_vector_broadcast(self, op, ins, mask):
+        lanes = int(re.search(r"-> vector<(\d+)x", op.text).group(1))
+        return np.repeat(ins[0][:, None], lanes, axis=1)

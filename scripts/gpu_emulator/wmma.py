@@ -1,0 +1,72 @@
+"""gpu.subgroup_mma_* (WMMA): one logical matrix a warp.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .base import WARP, EmulationError
+from .ir import Op, prop
+from .memory import View
+
+
+class WmmaOps:
+    """Run's handlers of the WMMA ops."""
+
+    def fragment_elements(self, op: Op, view: View, indices: list[np.ndarray], mask, w: int,
+                          rows: int, cols: int) -> np.ndarray:
+        lanes = slice(w * WARP, (w + 1) * WARP)
+        at = []
+        for index in indices:
+            values = index[lanes]
+            if (values != values[0]).any():
+                raise EmulationError(f"{op.name}: index differs within warp {w}")
+            at.append(values[:1])
+        base = int(view.elements(op, at, 1)[0])
+        lead = int(prop(op, "leadDimension").split(":")[0])
+        size = view.type.dtype.itemsize
+        if (view.buffer.address + view.byte_base + base * size) % 32 or (lead * size) % 16:
+            raise EmulationError(f"{op.name}: fragment at element {base} or lead dim {lead} "
+                                 "misaligned (32-byte fragments, 16-byte lead dims)")
+        r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+        elements = base + (c * lead + r if re.search(r"\btranspose\b", op.text) else r * lead + c)
+        extent = sum((n - 1) * s for n, s in zip(view.type.shape, view.type.strides)) + 1
+        if elements.max() - view.type.offset >= extent or elements.max() >= view.data.size:
+            raise EmulationError(f"{op.name}: fragment outside its memref {view.type.shape}")
+        return elements
+
+    def op_gpu_subgroup_mma_load_matrix(self, op, ins, mask):
+        view, indices = ins[0], ins[1:]
+        rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
+                                                op.text).groups())
+        out = np.zeros((self.warps, rows, cols))
+        for w in self.active_warps(mask, op.name):
+            elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
+            self.touch(view, elements, int(w), False)
+            out[w] = view.data[elements]
+        return out
+
+    def op_gpu_subgroup_mma_store_matrix(self, op, ins, mask):
+        value, view, indices = ins[0], ins[1], ins[2:]
+        rows, cols = value.shape[1:]
+        for w in self.active_warps(mask, op.name):
+            elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
+            self.touch(view, elements, int(w), True, value[w])
+            view.data[elements] = value[w]
+
+    def op_gpu_subgroup_mma_compute(self, op, ins, mask):
+        a, b, c = ins
+        return c + a @ b
+
+    def op_gpu_subgroup_mma_constant_matrix(self, op, ins, mask):
+        rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
+                                                op.text).groups())
+        value = ins[0].reshape(self.warps, WARP)[:, 0].astype(np.float64)
+        return np.repeat(value, rows * cols).reshape(self.warps, rows, cols)
+
+    def op_gpu_subgroup_mma_elementwise(self, op, ins, mask):
+        kinds = {"addf": np.add, "mulf": np.multiply, "subf": np.subtract,
+                 "maxf": np.maximum, "minf": np.minimum, "divf": np.divide}
+        return kinds[re.search(r"mma_element_wise (\w+)", op.text).group(1)](*ins)

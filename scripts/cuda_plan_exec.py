@@ -13,7 +13,7 @@ Checks a manifest of models (scripts/gpu_models.py) or one engine:
 
 Without a GPU, --emulate runs the same plan on the CPU, each kernel from
 its MLIR (``infer-opt ... --dump-kernels DIR`` writes DIR/kernels.mlir) by
-scripts/gpu_emulator.py, which also checks bounds, alignment and races:
+scripts/gpu_emulator/, which also checks bounds, alignment and races:
     python3 scripts/cuda_plan_exec.py --engine m.engine --emulate DIR/kernels.mlir \
         --input x=x.npy --reference y=y.npy
 """

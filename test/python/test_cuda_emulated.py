@@ -3,7 +3,7 @@
 Each model is compiled with ``--target=cuda:sm_90 --dump-kernels DIR``; the
 engine's plan is then executed by ``scripts/cuda_plan_exec.py``'s
 ``emulate``: the same buffers and launches as on a GPU, each kernel run by
-scripts/gpu_emulator.py from DIR/kernels.mlir (which also checks bounds,
+scripts/gpu_emulator/ from DIR/kernels.mlir (which also checks bounds,
 alignment, warp uniformity and shared-memory races). This checks every
 kernel strategy (SIMT, vector accesses, block reductions, both tensor-core
 kernels) and the plan's arena on a machine without a GPU. The emulator does

@@ -7,7 +7,7 @@ shapes with partial block tiles). It is compiled by
 ``infer-opt --infer-outline-kernels --infer-cuda-map-to-gpu`` both ways
 (``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
 ``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp), and
-the kernel is run by gpu_emulator.py, which also checks bounds, alignment,
+the kernel is run by scripts/gpu_emulator/, which also checks bounds, alignment,
 warp uniformity and shared-memory races; the result must match numpy.
 Products are exact in the emulator (no TF32 rounding), so the tolerance is
 float32's.

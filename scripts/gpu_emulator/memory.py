@@ -43,6 +43,8 @@ def parse_memref(typ: str) -> MemRefType:
         raise EmulationError(f"unsupported memref type {typ}")
     shape = [int(d) for d in match.group(1).split("x") if d]
     rest = match.group(3)
+    if "affine_map" in rest:
+        raise EmulationError(f"memref layouts other than strided are not supported: {typ}")
     strides, offset = [], 0
     layout = re.search(r"strided<\[([-\d, ]*)\](?:, offset: (-?\d+))?>", rest)
     if layout:

@@ -67,7 +67,7 @@ class MemoryOps:
         return ins[0].retyped(parse_memref(op.result_type()))
 
     op_memref_subview = op_memref_reinterpret_cast = op_memref_cast = _recast
-    op_memref_expand_shape = op_memref_collapse_shape = _recast
+    op_memref_expand_shape = op_memref_collapse_shape = op_memref_memory_space_cast = _recast
 
     def op_memref_get_global(self, op, ins, mask):
         return self.emulator.global_view(re.search(r'name = @([\w$.]+)', op.text).group(1))

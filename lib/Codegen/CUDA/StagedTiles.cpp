@@ -166,8 +166,9 @@ struct Emitter {
   Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
 
   /// `operand` (a memref with static strides) as a flat array of its
-  /// elements, from the one at its offset.
+  /// elements, from the one at its offset, in the global address space.
   Value flatView(Value operand) {
+    operand = inGlobalMemory(b, loc, operand);
     auto type = cast<MemRefType>(operand.getType());
     SmallVector<int64_t> strides;
     int64_t offset = 0;

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -158,6 +159,15 @@ mlir::infer::checkTensorCoreLayout(linalg::LinalgOp op, const ContractionShape &
   return t;
 }
 
+Value mlir::infer::inGlobalMemory(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto global = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Global);
+  if (type.getMemorySpace() == global)
+    return memref;
+  auto cast = MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(), global);
+  return memref::MemorySpaceCastOp::create(b, loc, cast, memref);
+}
+
 bool mlir::infer::fitsTensorCoreTiles(const ContractionShape &s) {
   return s.ranges[s.m] % kTileM == 0 && s.ranges[s.n] % kTileN == 0 &&
          s.kRange() % kTileK == 0 && s.ranges[s.m] > 0 && s.ranges[s.n] > 0 && s.kRange() > 0;
@@ -246,8 +256,9 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
   auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
   auto typeC = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
-  Value a = op.getDpsInputs()[layout->aIndex], bm = op.getDpsInputs()[layout->bIndex],
-        c = op.getDpsInits()[0];
+  Value a = inGlobalMemory(b, loc, op.getDpsInputs()[layout->aIndex]);
+  Value bm = inGlobalMemory(b, loc, op.getDpsInputs()[layout->bIndex]);
+  Value c = inGlobalMemory(b, loc, op.getDpsInits()[0]);
   auto lead = [&](int64_t v) { return b.getIndexAttr(v); };
   UnitAttr transA = layout->transposeA ? UnitAttr::get(ctx) : UnitAttr();
   UnitAttr transB = layout->transposeB ? UnitAttr::get(ctx) : UnitAttr();

@@ -56,6 +56,12 @@ struct TensorCoreOperands {
 std::optional<TensorCoreOperands> checkTensorCoreLayout(linalg::LinalgOp op,
                                                         const ContractionShape &shape);
 
+/// `memref` (a kernel's operand, in the generic address space) seen in the
+/// global one: WMMA's fragment loads and stores then become ld/st.global
+/// (LDG/STG) instead of generic accesses, which LLVM does not infer for
+/// intrinsics.
+Value inGlobalMemory(OpBuilder &b, Location loc, Value memref);
+
 /// Whether whole 16x16x8 tiles cover the op.
 bool fitsTensorCoreTiles(const ContractionShape &shape);
 

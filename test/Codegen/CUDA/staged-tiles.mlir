@@ -13,9 +13,11 @@
 // CHECK-SAME: infer.staged_tiles
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 1 : i32
-// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [12288], strides: [1]
-// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 256 : index} : memref<32768xf32, strided<[1]>> -> !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<12288xf32, strided<[1]>>, vector<4xf32>
+// The operands are read as flat arrays in the global address space.
+// CHECK: %[[GA:.*]] = memref.memory_space_cast %arg0 : memref<128x96xf32> to memref<128x96xf32, #gpu.address_space<global>>
+// CHECK: memref.reinterpret_cast %[[GA]] to offset: [0], sizes: [12288], strides: [1]
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 256 : index} : memref<32768xf32, strided<[1]>, #gpu.address_space<global>> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<12288xf32, strided<[1]>, #gpu.address_space<global>>, vector<4xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
 // CHECK: vector.store {{.*}}, %[[SMEM]][{{.*}}] {alignment = 16 : i64}
 // CHECK: gpu.barrier

@@ -188,7 +188,8 @@ def case_inputs(case):
     return in_names, [as_array(a) for a in inputs], out_names, [as_array(a) for a in outputs]
 
 
-def compile_only(case, infer_opt: Path, target: str, store: Path) -> dict:
+def compile_only(case, infer_opt: Path, target: str, store: Path,
+                 flags: tuple[str, ...] = ()) -> dict:
     """--compile-to: the engine goes to STORE/<name>.engine; the result says
     'compiled' or why not."""
     try:
@@ -197,15 +198,14 @@ def compile_only(case, infer_opt: Path, target: str, store: Path) -> dict:
         return dict(name=case.name, status="unsupported", reason=str(e))
     with tempfile.TemporaryDirectory(prefix="conf-") as tmp:
         failed = compile_case(case, in_names, inputs, infer_opt, target,
-                              store / f"{case.name}.engine", Path(tmp) / "model.onnx")
+                              store / f"{case.name}.engine", Path(tmp) / "model.onnx", flags)
     return failed or dict(name=case.name, status="compiled", reason=None)
 
 
 def emulate_outputs(engine: Path, kernels: Path, in_names, inputs, out_dir: Path) -> None:
     """--emulate: the engine's plan run on the CPU by scripts/gpu_emulator/,
     its outputs written as infer-run writes them."""
-    sys.path.insert(0, str(REPO_ROOT / "scripts"))
-    from cuda_plan_exec import emulate
+    from cuda_plan_exec import emulate  # scripts/ is on sys.path (main)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, value in emulate(engine, kernels, dict(zip(in_names, inputs))).items():
         np.save(out_dir / (name.replace("/", "_") + ".npy"), value)
@@ -355,6 +355,10 @@ def main() -> int:
     if args.emulate and (args.target != "cuda" or args.prebuilt or args.compile_to):
         ap.error("--emulate runs CUDA engines it compiles: use it with --target cuda, without "
                  "--prebuilt or --compile-to")
+    if args.flag and args.prebuilt:
+        ap.error("--flag changes how engines are compiled; --prebuilt ones are compiled already")
+    if args.emulate:
+        sys.path.insert(0, str(REPO_ROOT / "scripts"))
     prebuilt = None
     if args.prebuilt:
         index = args.prebuilt / "index.json"
@@ -393,7 +397,7 @@ def main() -> int:
             args.markdown = args.markdown or REPO_ROOT / "docs" / "conformance" / f"{report}.md"
     if args.compile_to:
         args.compile_to.mkdir(parents=True, exist_ok=True)
-        work = lambda c: compile_only(c, args.infer_opt, target, args.compile_to)
+        work = lambda c: compile_only(c, args.infer_opt, target, args.compile_to, tuple(args.flag))
     else:
         work = lambda c: run_case(c, args.infer_opt, args.infer_run, target, prebuilt, args.device,
                                   args.emulate, tuple(args.flag))

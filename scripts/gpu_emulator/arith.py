@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 
 import numpy as np
 
 from .base import EmulationError
 from .ir import prop
-from .memory import UNSIGNED, MemRefType, parse_dense, scalar_dtype
+from .memory import UNSIGNED, MemRefType, float_from_bits, parse_dense, scalar_dtype
 
 
 _CMPI = {0: "eq", 1: "ne", 2: "slt", 3: "sle", 4: "sgt", 5: "sge", 6: "ult", 7: "ule",
@@ -93,9 +92,7 @@ class ArithOps:
             return np.repeat(values[None, :], self.threads, axis=0)
         dtype = scalar_dtype(typ)
         if text.startswith("0x") and dtype.kind == "f":
-            bits = int(text, 16)
-            fmt = {2: "<H", 4: "<I", 8: "<Q"}[dtype.itemsize]
-            return self.full(np.frombuffer(struct.pack(fmt, bits), dtype=dtype)[0], dtype)
+            return self.full(float_from_bits(text, dtype), dtype)
         return self.full(float(text) if dtype.kind == "f" else int(text), dtype)
 
     def op_arith_divui(self, op, ins, mask):

@@ -47,6 +47,9 @@ def parse_memref(typ: str) -> MemRefType:
         raise EmulationError(f"memref layouts other than strided are not supported: {typ}")
     strides, offset = [], 0
     layout = re.search(r"strided<\[([-\d, ]*)\](?:, offset: (-?\d+))?>", rest)
+    if "strided<" in rest and not layout:  # A dynamic stride or offset (?).
+        raise EmulationError(f"memref layouts with dynamic strides or offsets are not "
+                             f"supported: {typ}")
     if layout:
         strides = [int(s) for s in layout.group(1).split(",") if s.strip()]
         offset = int(layout.group(2) or 0)
@@ -118,6 +121,13 @@ class View:
         return position
 
 
+def float_from_bits(text: str, dtype: np.dtype):
+    """A float written as its bits in hex (0x7FC00000: NaN), as MLIR prints
+    the floats it cannot print as decimals."""
+    fmt = {2: "<H", 4: "<I", 8: "<Q"}[dtype.itemsize]
+    return np.frombuffer(struct.pack(fmt, int(text, 16)), dtype=dtype)[0]
+
+
 def parse_dense(text: str, typ: MemRefType) -> np.ndarray:
     match = re.search(r'dense<(.*)> : tensor<', text)
     if not match:
@@ -133,10 +143,8 @@ def parse_dense(text: str, typ: MemRefType) -> np.ndarray:
     def value(v):
         if v in ("true", "false"):
             return v == "true"
-        if v.startswith("0x"):  # A float's bits.
-            bits = int(v, 16)
-            fmt = {2: "<H", 4: "<I", 8: "<Q"}[typ.dtype.itemsize]
-            return np.frombuffer(struct.pack(fmt, bits), dtype=typ.dtype)[0]
+        if v.startswith("0x"):
+            return float_from_bits(v, typ.dtype)
         return float(v) if typ.dtype.kind == "f" else int(float(v))
     values = np.array([value(v) for v in flat], dtype=typ.dtype)
     return np.resize(values, count) if values.size == 1 else values

@@ -30,9 +30,11 @@ class MemoryOps:
                 raise EmulationError("shared memory written while another warp reads it, with "
                                      "no barrier between")
             clobber = (buffer.write_epoch[where] == e) & (buffer.write_warp[where] != warp)
-            if clobber.any():
-                old = view.data[elements.reshape(-1)]
-                if not np.array_equal(old, values.reshape(-1).astype(view.type.dtype)):
+            clobbered = clobber.reshape(-1, size).any(1)  # Per element.
+            if clobbered.any():
+                old = view.data[elements.reshape(-1)[clobbered]]
+                new = values.reshape(-1)[clobbered].astype(view.type.dtype)
+                if not np.array_equal(old, new):
                     raise EmulationError("shared memory written by two warps with no barrier "
                                          "between")
             buffer.write_epoch[where] = e

@@ -198,15 +198,24 @@ class Run(ArithOps, MemoryOps, WmmaOps):
                 env[result] = value
 
     def op_gpu_thread_id(self, op, ins, mask):
+        self.only_x(op)
         return self.thread_id.copy()
 
     def op_gpu_block_id(self, op, ins, mask):
+        self.only_x(op)
         return self.block_id.copy()
 
+    @staticmethod
+    def only_x(op):
+        if "#gpu<dim x>" not in op.text:  # The plan launches 1-D grids and blocks.
+            raise EmulationError(f"{op.name}: only dimension x is emulated")
+
     def op_gpu_block_dim(self, op, ins, mask):
+        self.only_x(op)
         return self.full(self.block_size, np.int64)
 
     def op_gpu_grid_dim(self, op, ins, mask):
+        self.only_x(op)
         return self.full(self.grid, np.int64)
 
     def op_gpu_barrier(self, op, ins, mask):

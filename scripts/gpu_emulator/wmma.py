@@ -41,7 +41,7 @@ class WmmaOps:
         view, indices = ins[0], ins[1:]
         rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
                                                 op.text).groups())
-        out = np.zeros((self.warps, rows, cols))
+        out = np.zeros((self.warps, rows, cols), dtype=np.float32)
         for w in self.active_warps(mask, op.name):
             elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
             self.touch(view, elements, int(w), False)
@@ -57,13 +57,17 @@ class WmmaOps:
             view.data[elements] = value[w]
 
     def op_gpu_subgroup_mma_compute(self, op, ins, mask):
+        # Each step's products and sum exact, then rounded to the float32
+        # accumulator, as the tensor cores do (TF32 rounding of the inputs
+        # is not modeled). The a_transpose/b_transpose layout attributes are
+        # not checked against the loads'.
         a, b, c = ins
-        return c + a @ b
+        return (c.astype(np.float64) + a.astype(np.float64) @ b).astype(np.float32)
 
     def op_gpu_subgroup_mma_constant_matrix(self, op, ins, mask):
         rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
                                                 op.text).groups())
-        value = ins[0].reshape(self.warps, WARP)[:, 0].astype(np.float64)
+        value = ins[0].reshape(self.warps, WARP)[:, 0].astype(np.float32)
         return np.repeat(value, rows * cols).reshape(self.warps, rows, cols)
 
     def op_gpu_subgroup_mma_elementwise(self, op, ins, mask):

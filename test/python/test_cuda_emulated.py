@@ -37,6 +37,7 @@ MODELS = {
     "conv_batch": (INPUTS / "conv_batch.onnxtext", {}),
     "reduce_rows": (INPUTS / "reduce_rows.onnxtext", {"x": (4, 1000)}),
     "odd_vocab": (INPUTS / "odd_vocab.onnxtext", {}),
+    "matmul_k_edge": (INPUTS / "matmul_k_edge.onnxtext", {}),
 }
 
 
@@ -53,7 +54,10 @@ def feeds(model: onnx.ModelProto, shapes: dict, rng) -> dict[str, np.ndarray]:
         if value.name in initializers:
             continue
         dims = shapes.get(value.name) or [d.dim_value for d in value.type.tensor_type.shape.dim]
-        result[value.name] = rng.standard_normal(dims).astype(np.float32)
+        if value.type.tensor_type.elem_type == onnx.TensorProto.INT64:  # Indices.
+            result[value.name] = rng.integers(0, 4, dims, dtype=np.int64)
+        else:
+            result[value.name] = rng.standard_normal(dims).astype(np.float32)
     return result
 
 

@@ -59,29 +59,39 @@ def weight(rng, *shape) -> np.ndarray:
 
 def test_odd_vocabulary_projection(rng, tmp_path):
     """GPT-2's lm_head in small: a MatMul with a folded Transpose of a
-    [50, 32] embedding (50 columns: transposed back, output padded to 56),
-    and a Gemm with transB and a bias over 37 columns (its bias broadcast
-    writes the padded output)."""
+    [50, 32] embedding that a Gather reads too (tied: not stored grown, but
+    transposed back; its 50 columns padded to 56 in the output), and a Gemm
+    with transB and a bias over 37 columns, whose own weight is stored
+    grown to 48 (its bias broadcast writes the grown output). The 24 rows
+    of x grow to 32 (x copied into a home)."""
     n = helper.make_node
     nodes = [n("Transpose", ["embedding"], ["embedding_t"], perm=[1, 0]),
              n("MatMul", ["x", "embedding_t"], ["logits"]),
+             n("Gather", ["embedding", "ids"], ["embedded"], axis=0),
              n("Gemm", ["x", "head"], ["scores"], transB=1)]
     nodes[-1].input.append("bias")
     path = save(tmp_path, "odd_vocab", nodes,
-                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [24, 32])],
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [24, 32]),
+                 helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
                 [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [24, 50]),
+                 helper.make_tensor_value_info("embedded", TensorProto.FLOAT, [3, 32]),
                  helper.make_tensor_value_info("scores", TensorProto.FLOAT, [24, 37])],
                 {"embedding": weight(rng, 50, 32), "head": weight(rng, 37, 32),
                  "bias": weight(rng, 37)})
-    check(path, {"x": rng.standard_normal((24, 32)).astype(np.float32)}, tmp_path,
-          ["tensor.empty() : tensor<24x56xf32>", "tensor.empty() : tensor<24x40xf32>",
-           "arith.constant dense_resource<__elided__> : tensor<50x32xf32>"])
+    inputs = {"x": rng.standard_normal((24, 32)).astype(np.float32),
+              "ids": np.array([0, 49, 7], np.int64)}
+    check(path, inputs, tmp_path,
+          ["tensor.empty() : tensor<32x56xf32>", "tensor.empty() : tensor<32x48xf32>",
+           "arith.constant dense_resource<__elided__> : tensor<50x32xf32>",
+           "arith.constant dense_resource<__elided__> : tensor<48x32xf32>"])
 
 
 def test_convolutions_on_a_7x7_map(rng, tmp_path):
     """ResNet-50's layer4 in small: on a 7x7 map a convolution contracts
-    over 49 positions, so the im2col copies, the activations and the
-    outputs all get rows padded to 56; a stride-2 3x3 convolution from
+    over 49 positions, grown to 64, so the im2col copies, the activations
+    and the outputs all live in homes of rows of 64 (the last convolution's
+    24 output channels grow to 32 too, its weight stored grown); a stride-2
+    3x3 convolution from
     14x14, a bottleneck (1x1, 3x3, 1x1) with biases and Relu, a stride-2
     1x1 downsample (its strided input is copied into a padded home), and
     the residual Add whose output feeds both the next convolution and the
@@ -112,14 +122,15 @@ def test_convolutions_on_a_7x7_map(rng, tmp_path):
                  "w_ds": weight(rng, 32, 16, 1, 1),
                  "w_next": weight(rng, 24, 32, 1, 1)})
     check(path, {"x": rng.standard_normal((1, 16, 14, 14)).astype(np.float32)}, tmp_path,
-          ["tensor.empty() : tensor<1x16x3x3x56xf32>", "tensor.empty() : tensor<1x32x56xf32>",
-           "tensor.empty() : tensor<1x16x56xf32>", "tensor.empty() : tensor<1x24x56xf32>",
+          ["tensor.empty() : tensor<1x16x3x3x64xf32>", "tensor.empty() : tensor<1x32x64xf32>",
+           "tensor.empty() : tensor<1x16x64xf32>",
+           "arith.constant dense_resource<__elided__> : tensor<32x32xf32>",
            "linalg.copy ins(%collapsed"])
 
 
 def test_global_pool_of_a_padded_map(rng, tmp_path):
     """MobileNetV2's tail in small: a 1x1 convolution over a 7x7 map (rows of
-    49 in a home of rows of 56), Clip, and a global average pool. The CPU's
+    49 grown into a home of rows of 64), Clip, and a global average pool. The CPU's
     vector code reads 16 channels at a time through the 7x7 view of the
     padded rows; MLIR 22's fold of that view into the read made it read out
     of bounds (NaNs), so infer-cpu-lower-vectors leaves such reads alone."""
@@ -133,7 +144,7 @@ def test_global_pool_of_a_padded_map(rng, tmp_path):
                 {"w": weight(rng, 32, 16, 1, 1), "b": weight(rng, 32),
                  "lo": np.array(0, np.float32), "hi": np.array(6, np.float32)})
     check(path, {"x": rng.standard_normal((1, 16, 7, 7)).astype(np.float32)}, tmp_path,
-          ["tensor.empty() : tensor<1x32x56xf32>"])
+          ["tensor.empty() : tensor<1x32x64xf32>"])
 
 
 def test_convolutions_over_a_batch(rng, tmp_path):
@@ -178,14 +189,16 @@ def test_first_convolutions_pad_their_reduction(rng, tmp_path):
 
 
 def test_attention_over_an_odd_sequence(rng, tmp_path):
-    """ViT's 197 tokens in small: over 19 tokens the attention scores
-    [heads, 19, 19] and the probabilities that multiply V have odd rows."""
+    """ViT's 197 tokens in small: over 19 tokens, grown to 32, the attention
+    scores [heads, 32, 32]; the probabilities that multiply V keep their 19
+    columns as k (split, not grown), in rows padded to 24."""
     path = tmp_path / "encoder_layer.onnx"
     onnx.save(encoder_layer(rng, seq=19, hidden=64, heads=4), str(path))
     mask = np.ones((2, 19), np.int64)
     mask[1, 13:] = 0
     inputs = {"x": rng.standard_normal((2, 19, 64)).astype(np.float32), "mask": mask}
-    check(path, inputs, tmp_path, ["tensor.empty() : tensor<2x4x19x24xf32>"])
+    check(path, inputs, tmp_path, ["tensor.empty() : tensor<2x4x32x32xf32>",
+                                   "tensor.empty() : tensor<2x4x32x24xf32>"])
 
 
 def check_encoder_layer_over_75_tokens(rng, tmp_path, batch: int, rewritten: list[str]):
@@ -229,25 +242,24 @@ def test_batched_projections_collapse(rng, tmp_path):
 
 @pytest.mark.parametrize("name", ["cls", "rec"])
 def test_ppocr(name, rng, tmp_path):
-    """Real models: rec's classifier has 6625 classes (transposed weight,
-    padded output) over 40 positions, grown to 48 rows, as are its
-    sequence model's contractions; cls has only aligned rows (split edges
-    only)."""
+    """Real models: rec's classifier has 6625 classes, grown to 6640 (its
+    weight stored grown), over 40 positions, grown to 48 rows, as are its
+    sequence model's contractions; cls has only aligned rows."""
     path = REPO / "models" / "ppocr" / f"{name}.onnx"
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/fetch_ppocr_models.py")
     inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
-    check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x48x6632xf32>",
+    check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x48x6640xf32>",
                                                    "tensor.empty() : tensor<1x48x120xf32>"]}[name])
 
 
 # Full-size synthetic models (scripts/make_models.py; a missing one is
 # skipped), each with the rewrite it exercises: MobileNetV2's global pool
-# of a padded 7x7 map (the CPU miscompile of MLIR 22's fold), ResNet-50 over
+# of a 7x7 map grown to 64 (the CPU miscompile of MLIR 22's fold), ResNet-50 over
 # a batch of 2 (images as a batch loop; 14x14 maps grown to 208 positions),
 # ViT's 197 tokens grown to 208 (projections and attention).
 SYNTHETIC = [
-    ("mobilenetv2", "input", (1, 3, 224, 224), ["tensor.empty() : tensor<1x1280x56xf32>"]),
+    ("mobilenetv2", "input", (1, 3, 224, 224), ["tensor.empty() : tensor<1x1280x64xf32>"]),
     ("resnet50", "input", (2, 3, 224, 224), ["tensor.empty() : tensor<2x1024x208xf32>"]),
     ("vit-b16", "pixel_values", (1, 3, 224, 224),
      ["tensor.empty() : tensor<1x208x768xf32>", "tensor.empty() : tensor<1x12x208x208xf32>"]),

@@ -366,9 +366,18 @@ struct AlignContractionsPass
   StringRef getArgument() const final { return "infer-cuda-align-contractions"; }
   StringRef getDescription() const final {
     return "Give float32 contractions WMMA-ready layouts: several m or n loops collapsed, an "
-           "odd product of several k dims zero-padded, m and n a little short of whole tiles grown to them, odd 2-D constants "
-           "stored transposed, other operands with odd rows in padded buffers";
+           "odd product of several k dims zero-padded, m and n short of whole tiles grown to "
+           "them, odd 2-D constants stored transposed, other operands with odd rows in padded "
+           "buffers";
   }
+  AlignContractionsPass() = default;
+  AlignContractionsPass(const AlignContractionsPass &other) : PassWrapper(other) {}
+  Option<int64_t> maxGrowthPercent{
+      *this, "max-growth-percent",
+      llvm::cl::desc("grow an m or n loop to whole tiles only if that adds at most this "
+                     "percentage to its range (0: never grow)"),
+      llvm::cl::init(kDefaultMaxGrowthPercent)};
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> linalgOps;
@@ -382,7 +391,7 @@ struct AlignContractionsPass
     });
     for (linalg::LinalgOp &op : contractions) {
       padReduction(rewriter, op, *tensorCoreShape(op));
-      growToWholeTiles(rewriter, op, *tensorCoreShape(op));
+      growToWholeTiles(rewriter, op, *tensorCoreShape(op), maxGrowthPercent);
     }
 
     SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;

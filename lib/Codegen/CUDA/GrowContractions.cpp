@@ -8,16 +8,22 @@
 //       [B, S, H] activations by a weight at batch B > 1 has m = (B, S),
 //       and the tensor cores take one m (tensorCoreShape): without this,
 //       every projection of a transformer ran on SIMT at batch > 1.
-//   growToWholeTiles: a contraction whose m or n range is a little short of
-//       whole 16-wide tiles (growing it adds at most 25%: ViT's 197 tokens
-//       -> 208; a range read from a constant weight is never grown) is
-//       grown to them, so that infer-cuda-split-contractions leaves no edge
-//       for the SIMT path (ViT's 5-row edges took 3.3 of its 10.4 ms on an
-//       H100). Each operand that a grown loop indexes is read from a home
-//       large enough for the grown op (PaddedHomes.h), written in place by
-//       its producer or copied there; the extra rows and columns hold
-//       garbage that only the extra rows and columns of the result depend
-//       on, and every user reads the leading slice of the result.
+//   growToWholeTiles: a contraction whose m or n range is not whole 16-wide
+//       tiles (ViT's 197 tokens -> 208, PP-OCR det's 24 output channels ->
+//       32) is grown to them, so that infer-cuda-split-contractions leaves
+//       no edge for the SIMT path: on an H100 ViT's 5-row edges took 3.3
+//       of its 10.4 ms, and an 8-channel edge of det's convolutions 0.31 ms
+//       where the 16 channels beside it took 0.06 ms on the tensor cores,
+//       so growing pays even when it nearly doubles the tensor-core work.
+//       Each operand that a grown loop indexes is read from a home large
+//       enough for the grown op (PaddedHomes.h), written in place by its
+//       producer or copied there; the extra rows and columns hold garbage
+//       that only the extra rows and columns of the result depend on, and
+//       every user reads the leading slice of the result. A constant weight
+//       read by this op alone is stored grown instead, its new rows zero;
+//       one that other ops read too, or that is a transposed copy of another
+//       constant (GPT-2's lm_head, tied to its embedding), or over 16 MiB,
+//       is not grown: it would be stored twice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,16 +82,56 @@ linalg::LinalgOp mlir::infer::collapseSeveralLoops(RewriterBase &rewriter, linal
 
 namespace {
 
-/// The most a grown dim may add to its range, in percent: the extra rows
-/// or columns cost tensor-core work that nobody reads.
-constexpr int64_t kMaxGrowthPercent = 25;
+/// The largest constant stored grown: growing one that is stored already
+/// in another form this pass cannot see would store it twice.
+constexpr int64_t kMaxGrownConstantBytes = int64_t(16) << 20;
+
+/// Whether the 2-D `value` of `constant` is the transpose of another
+/// constant of the module: a projection tied to an embedding that a Gather
+/// reads (GPT-2's lm_head), which the weight store keeps once when the
+/// transpose is stored back (AlignContractions.cpp); grown, it would be a
+/// second copy.
+bool tiedToAnotherConstant(arith::ConstantOp constant, DenseElementsAttr value) {
+  ArrayRef<int64_t> shape = value.getType().getShape();
+  if (shape.size() != 2 || !value.getElementType().isF32())
+    return false;
+  bool tied = false;
+  constant->getParentOfType<ModuleOp>().walk([&](arith::ConstantOp other) {
+    auto data = dyn_cast<DenseElementsAttr>(other.getValue());
+    if (tied || other == constant || !data || !data.getElementType().isF32() ||
+        data.getType().getShape() != ArrayRef<int64_t>{shape[1], shape[0]})
+      return;
+    auto mine = value.getValues<float>();
+    auto theirs = data.getValues<float>();
+    tied = true;
+    for (int64_t i = 0; i < shape[0] && tied; ++i)
+      for (int64_t j = 0; j < shape[1] && tied; ++j)
+        tied = mine[i * shape[1] + j] == theirs[j * shape[0] + i];
+  });
+  return tied;
+}
+
+/// The constant weight that operand `index` of `op` is, if it is one that
+/// can be stored grown: dense, read by `op` alone, not too large, and not a
+/// transposed copy of another constant.
+DenseElementsAttr growableConstant(linalg::LinalgOp op, unsigned index) {
+  auto constant = op->getOperand(index).getDefiningOp<arith::ConstantOp>();
+  auto value = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : DenseElementsAttr();
+  if (!value || !llvm::all_of(constant->getUsers(), [&](Operation *u) { return u == op; }) ||
+      value.getNumElements() * 4 > kMaxGrownConstantBytes || tiedToAnotherConstant(constant, value))
+    return {};
+  return value;
+}
 
 /// The m and n dims of `op` worth growing to whole tiles, with their grown
-/// ranges: not whole already, at most kMaxGrowthPercent larger, and read
-/// from no constant (a weight grown would be stored twice: GPT-2's lm_head
-/// shares its embedding).
-SmallVector<std::pair<unsigned, int64_t>> plannedGrowth(linalg::LinalgOp op,
-                                                        const ContractionShape &s) {
+/// ranges: not whole already, at most `maxPercent` larger, and read from no
+/// constant that other ops read too (it would be stored twice). The extra
+/// rows or columns cost tensor-core work that nobody reads, but an edge
+/// left to SIMT costs about 20 times more per output (see above); a range
+/// that covers a tile (16 or more) grows by less than 100%.
+SmallVector<std::pair<unsigned, int64_t>>
+plannedGrowth(linalg::LinalgOp op, const ContractionShape &s, int64_t maxPercent,
+              ArrayRef<DenseElementsAttr> growable) {
   SmallVector<std::pair<unsigned, int64_t>> growth;
   if (!coversATile(s))
     return growth;
@@ -93,16 +139,39 @@ SmallVector<std::pair<unsigned, int64_t>> plannedGrowth(linalg::LinalgOp op,
   for (auto [dim, tile] : {std::pair(s.m, kTileM), std::pair(s.n, kTileN)}) {
     int64_t range = s.ranges[dim];
     int64_t grown = llvm::alignTo(range, tile);
-    if (grown == range || (grown - range) * 100 > range * kMaxGrowthPercent)
+    if (grown == range || (grown - range) * 100 > range * maxPercent)
       continue;
-    bool readFromConstant = false;
+    bool sharedConstant = false;
     for (unsigned index : {0u, 1u})
-      readFromConstant |= op->getOperand(index).getDefiningOp<arith::ConstantOp>() &&
-                          maps[index].getResultPosition(getAffineDimExpr(dim, op->getContext()));
-    if (!readFromConstant)
+      sharedConstant |= op->getOperand(index).getDefiningOp<arith::ConstantOp>() &&
+                        !growable[index] &&
+                        maps[index].getResultPosition(getAffineDimExpr(dim, op->getContext()));
+    if (!sharedConstant)
       growth.push_back({dim, grown});
   }
   return growth;
+}
+
+/// `value` (float32) at the origin of a zero tensor of `shape`, each dim at
+/// least `value`'s.
+DenseElementsAttr padWithZeros(DenseElementsAttr value, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> from = value.getType().getShape();
+  SmallVector<float> source(value.getValues<float>());
+  SmallVector<float> result(ShapedType::getNumElements(shape), 0.0f);
+  int64_t row = from.empty() ? 1 : from.back();
+  int64_t rows = row ? static_cast<int64_t>(source.size()) / row : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    // Row r's index over the outer dims, and where it lands in `shape`.
+    int64_t rest = r, at = 0, stride = shape.empty() ? 1 : shape.back();
+    for (size_t d = from.size() - 1; d-- > 0;) {
+      at += rest % from[d] * stride;
+      rest /= from[d];
+      stride *= shape[d];
+    }
+    std::copy_n(source.begin() + r * row, row, result.begin() + at);
+  }
+  return DenseElementsAttr::get(RankedTensorType::get(shape, value.getElementType()),
+                                ArrayRef<float>(result));
 }
 
 /// `value` (the leading slice of `home`) seen as the whole of `home`, cut
@@ -155,8 +224,10 @@ bool holds(tensor::EmptyOp home, ArrayRef<int64_t> shape) {
 /// and every user of its result reads the leading slice. Nothing happens
 /// unless every operand has a home. Replaces `op` by the grown op.
 void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
-                                   const ContractionShape &s) {
-  SmallVector<std::pair<unsigned, int64_t>> growth = plannedGrowth(op, s);
+                                   const ContractionShape &s, int64_t maxGrowthPercent) {
+  DenseElementsAttr growable[2] = {growableConstant(op, 0), growableConstant(op, 1)};
+  SmallVector<std::pair<unsigned, int64_t>> growth =
+      plannedGrowth(op, s, maxGrowthPercent, growable);
   if (growth.empty())
     return;
   struct Growth {
@@ -165,6 +236,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
   };
   SmallVector<Growth> plan;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Value> operands(op->getOperands());
+  SmallVector<DenseElementsAttr> grownConstants(2);
   for (unsigned index : {0u, 1u, 2u}) {
     auto type = cast<RankedTensorType>(op->getOperand(index).getType());
     SmallVector<int64_t> shape(type.getShape());
@@ -174,6 +247,10 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
         shape[*position] = range;
     if (shape == type.getShape())
       continue;
+    if (index < 2 && growable[index]) { // Stored grown, below.
+      grownConstants[index] = padWithZeros(growable[index], shape);
+      continue;
+    }
     std::optional<RowFix> fix = planRowFix(op, index);
     if (fix && (fix->transpose || (fix->done && !holds(fix->home, shape))))
       fix.reset();
@@ -187,7 +264,11 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     plan.push_back({*fix, shape});
   }
 
-  SmallVector<Value> operands(op->getOperands());
+  for (unsigned index : {0u, 1u})
+    if (grownConstants[index]) {
+      rewriter.setInsertionPoint(op->getOperand(index).getDefiningOp());
+      operands[index] = arith::ConstantOp::create(rewriter, op.getLoc(), grownConstants[index]);
+    }
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()
                             : makeHome(rewriter, op, g.fix, alignedRows(g.shape));

@@ -409,8 +409,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
           b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
           b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
           b.getNamedAttr("args", b.getArrayAttr(args)),
-          b.getNamedAttr("tensor_cores", b.getBoolAttr(config->strategy == "tensor_cores" ||
-                                                       config->strategy == "staged_tiles")),
+          b.getNamedAttr("tensor_cores", b.getBoolAttr(isTensorCoreStrategy(config->strategy))),
           b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
       }));
     }

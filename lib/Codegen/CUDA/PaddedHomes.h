@@ -70,9 +70,15 @@ struct LeadingSlice {
 /// in its place.
 linalg::LinalgOp collapseSeveralLoops(RewriterBase &rewriter, linalg::LinalgOp op);
 
-/// Grows the m and n loops of `op` that are a little short of whole tiles
-/// to them, replacing `op` by the grown op.
-void growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op, const ContractionShape &s);
+/// The most growToWholeTiles lets a loop grow by default, in percent: any
+/// range that covers a tile (GrowContractions.cpp says why).
+inline constexpr int64_t kDefaultMaxGrowthPercent = 100;
+
+/// Grows the m and n loops of `op` that are short of whole tiles to them,
+/// when that adds at most `maxGrowthPercent` to their range, replacing `op`
+/// by the grown op.
+void growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op, const ContractionShape &s,
+                      int64_t maxGrowthPercent = kDefaultMaxGrowthPercent);
 
 /// Whether `value` is read from the home of a grown op, with aligned rows.
 bool inAlignedHome(Value value);

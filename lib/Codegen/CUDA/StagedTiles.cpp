@@ -17,9 +17,10 @@
 //     The next round's loads are issued before this round's products (they
 //     wait in registers), so memory and tensor cores overlap; two barriers
 //     a round keep the tiles consistent.
-//   - Rows past m (columns past n) of the last block tile re-read the last
-//     row (column) of the operand: the loads stay in bounds and branch-free,
-//     and the fragments that hold them are neither loaded from C nor stored.
+//   - Rows past m (columns past n) of the last block tile re-read the
+//     operand's last row (or, in a tile whose rows are k, its last vector
+//     of 4 along m or n): the loads stay in bounds and branch-free, and the
+//     fragments that hold them are neither loaded from C nor stored.
 //   - A block of several groups splits k among them; groups 1.. leave their
 //     sums in shared memory and group 0 adds them, in a fixed order, to C
 //     (the result does not depend on timing).
@@ -81,13 +82,6 @@ SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
   int64_t sums = p.groups > 1 ? 4 * p.fragM * p.fragN * kTileM * kTileN : 0;
   s.groupFloats = std::max(staging, sums);
   return s;
-}
-
-int64_t batchCount(const ContractionShape &s) {
-  int64_t count = 1;
-  for (unsigned d : s.batch)
-    count *= s.ranges[d];
-  return count;
 }
 
 } // namespace

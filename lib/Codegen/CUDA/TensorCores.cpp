@@ -178,13 +178,17 @@ bool mlir::infer::coversATile(const ContractionShape &s) {
   return s.ranges[s.m] >= kTileM && s.ranges[s.n] >= kTileN && kCovered && s.kRange() > 0;
 }
 
+int64_t mlir::infer::batchCount(const ContractionShape &s) {
+  int64_t count = 1;
+  for (unsigned d : s.batch)
+    count *= s.ranges[d];
+  return count;
+}
+
 namespace {
 
 int64_t outputTiles(const ContractionShape &s) {
-  int64_t tiles = s.ranges[s.m] / kTileM * (s.ranges[s.n] / kTileN);
-  for (unsigned d : s.batch)
-    tiles *= s.ranges[d];
-  return tiles;
+  return s.ranges[s.m] / kTileM * (s.ranges[s.n] / kTileN) * batchCount(s);
 }
 
 } // namespace

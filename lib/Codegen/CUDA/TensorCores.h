@@ -35,6 +35,9 @@ struct ContractionShape {
   }
 };
 
+/// The number of points of the batch loops (1 without).
+int64_t batchCount(const ContractionShape &shape);
+
 /// The shape if `op` is a candidate for the tensor cores.
 std::optional<ContractionShape> tensorCoreShape(linalg::LinalgOp op);
 

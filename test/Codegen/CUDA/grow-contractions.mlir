@@ -1,4 +1,5 @@
 // RUN: infer-opt %s --infer-cuda-align-contractions | FileCheck %s
+// RUN: infer-opt %s --infer-cuda-align-contractions=max-growth-percent=25 | FileCheck %s --check-prefix=LIMIT
 
 // 70 rows are grown to 80 (5 whole tiles) instead of split at 64 with a
 // 6-row edge. A's producer writes into the leading slice of an 80-row
@@ -77,23 +78,37 @@ func.func @grown_misaligned_rows(%s: tensor<75x75xf32>, %v: tensor<75x16xf32>) -
   return %c : tensor<75x16xf32>
 }
 
-// Not grown: 20 rows would become 32 (60% more work), and the 70 rows of
-// a constant A would be a second, larger copy of the weight.
-// CHECK-LABEL: func.func @not_grown
-// CHECK-NOT: tensor.empty() : tensor<32x
-// CHECK-NOT: tensor.empty() : tensor<80x
-// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<20x32xf32>, tensor<32x16xf32>)
-// CHECK: linalg.matmul ins(%{{.*}}, %arg1 : tensor<70x32xf32>, tensor<32x16xf32>)
-func.func @not_grown(%a: tensor<20x32xf32>, %b: tensor<32x16xf32>) -> (tensor<20x16xf32>, tensor<70x16xf32>) {
+// 20 rows become 32 (60% more tensor-core work, still cheaper than a
+// 4-row SIMT edge). A constant A read by this op alone is stored grown,
+// its new rows zero; one that another op reads too (GPT-2's tied
+// embedding) is left as it is, and its op keeps an edge.
+// CHECK-LABEL: func.func @grown_and_not
+// CHECK: linalg.matmul ins(%{{.*}}, %arg1 : tensor<32x32xf32>, tensor<32x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+// ones (0x3F800000) where A was, then zeros:
+// CHECK: %[[W:.*]] = arith.constant dense<"0x{{(0000803F)+(00000000)+}}"> : tensor<32x32xf32>
+// CHECK: linalg.matmul ins(%[[W]], %arg1 : tensor<32x32xf32>, tensor<32x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+// CHECK: %[[SHARED:.*]] = arith.constant dense<2.000000e+00> : tensor<70x32xf32>
+// CHECK: linalg.matmul ins(%[[SHARED]], %arg1 : tensor<70x32xf32>, tensor<32x16xf32>)
+// CHECK: linalg.exp ins(%[[SHARED]] : tensor<70x32xf32>)
+// LIMIT-LABEL: func.func @grown_and_not
+// LIMIT-NOT: tensor<32x32xf32>
+// LIMIT: linalg.matmul ins(%arg0, %arg1 : tensor<20x32xf32>, tensor<32x16xf32>)
+func.func @grown_and_not(%a: tensor<20x32xf32>, %b: tensor<32x16xf32>) -> (tensor<20x16xf32>, tensor<20x16xf32>, tensor<70x16xf32>, tensor<70x32xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<20x16xf32>
   %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<20x16xf32>) -> tensor<20x16xf32>
   %c = linalg.matmul ins(%a, %b : tensor<20x32xf32>, tensor<32x16xf32>) outs(%fill : tensor<20x16xf32>) -> tensor<20x16xf32>
-  %w = arith.constant dense<1.0> : tensor<70x32xf32>
+  %w = arith.constant dense<1.0> : tensor<20x32xf32>
+  %e1 = tensor.empty() : tensor<20x16xf32>
+  %fill1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<20x16xf32>) -> tensor<20x16xf32>
+  %d = linalg.matmul ins(%w, %b : tensor<20x32xf32>, tensor<32x16xf32>) outs(%fill1 : tensor<20x16xf32>) -> tensor<20x16xf32>
+  %shared = arith.constant dense<2.0> : tensor<70x32xf32>
   %e2 = tensor.empty() : tensor<70x16xf32>
   %fill2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<70x16xf32>) -> tensor<70x16xf32>
-  %d = linalg.matmul ins(%w, %b : tensor<70x32xf32>, tensor<32x16xf32>) outs(%fill2 : tensor<70x16xf32>) -> tensor<70x16xf32>
-  return %c, %d : tensor<20x16xf32>, tensor<70x16xf32>
+  %f = linalg.matmul ins(%shared, %b : tensor<70x32xf32>, tensor<32x16xf32>) outs(%fill2 : tensor<70x16xf32>) -> tensor<70x16xf32>
+  %e3 = tensor.empty() : tensor<70x32xf32>
+  %g = linalg.exp ins(%shared : tensor<70x32xf32>) outs(%e3 : tensor<70x32xf32>) -> tensor<70x32xf32>
+  return %c, %d, %f, %g : tensor<20x16xf32>, tensor<20x16xf32>, tensor<70x16xf32>, tensor<70x32xf32>
 }
 
 // An output without a home of its own (an argument) cannot grow: the op

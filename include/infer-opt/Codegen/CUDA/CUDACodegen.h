@@ -18,12 +18,19 @@
 #define INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <array>
 #include <string>
 #include <vector>
 
 namespace mlir::infer {
+
+/// Whether a kernel of this strategy (CUDALaunch::strategy) runs on the
+/// TF32 tensor cores.
+inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
+  return strategy == "tensor_cores" || strategy == "staged_tiles";
+}
 
 struct CUDACodegenOptions {
   /// Architectures to build cubins for ("sm_80", "sm_90"); the PTX is
@@ -57,7 +64,7 @@ struct CUDALaunch {
   /// "single_thread". Informational, for profiles.
   std::string strategy;
   /// A WMMA (TF32) kernel: its SASS must have HMMA.
-  bool tensorCores() const { return strategy == "tensor_cores" || strategy == "staged_tiles"; }
+  bool tensorCores() const { return isTensorCoreStrategy(strategy); }
 };
 
 struct CUDAArtifacts : CPUArtifacts {
@@ -70,7 +77,7 @@ struct CUDAArtifacts : CPUArtifacts {
   std::vector<std::pair<std::string, std::string>> ptxasLogs;
   /// With keepKernelsMLIR: the module after infer-cuda-map-to-gpu (the
   /// kernels as gpu.funcs, the launches in `infer.launches`), in MLIR's
-  /// generic form, which scripts/gpu_emulator.py runs on the CPU.
+  /// generic form, which scripts/gpu_emulator/ runs on the CPU.
   std::string kernelsMLIR;
 };
 

@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -264,8 +265,10 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     plan.push_back({*fix, shape});
   }
 
+  llvm::SmallSetVector<Operation *, 2> replacedConstants; // Once each, if A is B.
   for (unsigned index : {0u, 1u})
     if (grownConstants[index]) {
+      replacedConstants.insert(op->getOperand(index).getDefiningOp());
       rewriter.setInsertionPoint(op->getOperand(index).getDefiningOp());
       operands[index] = arith::ConstantOp::create(rewriter, op.getLoc(), grownConstants[index]);
     }
@@ -284,6 +287,11 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
                                                 at.offsets, at.sizes, at.strides);
   rewriter.replaceOp(op, result);
   op = cast<linalg::LinalgOp>(grown);
+  // Nothing reads the constants that were stored grown any more; erased
+  // now, or the weight store would keep them too.
+  for (Operation *constant : replacedConstants)
+    if (constant->use_empty())
+      rewriter.eraseOp(constant);
 }
 
 /// Whether `value` is read from the home of a grown op (growToWholeTiles):

@@ -145,3 +145,21 @@ func.func @batched_projection(%x: tensor<2x70x32xf32>, %w: tensor<32x48xf32>) ->
   } -> tensor<2x70x48xf32>
   return %y : tensor<2x70x48xf32>
 }
+
+// One constant read as both A and B: stored grown once for each role (20
+// rows -> 32 as A, 20 columns -> 32 as B), and the original erased, so
+// that the weight store does not keep it too.
+// CHECK-LABEL: func.func @a_is_b
+// CHECK-NOT: arith.constant dense<1.000000e+00> : tensor<20x20xf32>
+// CHECK: %[[A:.*]] = arith.constant dense<{{.*}}> : tensor<32x20xf32>
+// CHECK: %[[B:.*]] = arith.constant dense<{{.*}}> : tensor<20x32xf32>
+// CHECK-NOT: arith.constant dense<1.000000e+00> : tensor<20x20xf32>
+// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<32x20xf32>, tensor<20x32xf32>)
+func.func @a_is_b() -> tensor<20x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<20x20xf32>
+  %e = tensor.empty() : tensor<20x20xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<20x20xf32>) -> tensor<20x20xf32>
+  %c = linalg.matmul ins(%w, %w : tensor<20x20xf32>, tensor<20x20xf32>) outs(%fill : tensor<20x20xf32>) -> tensor<20x20xf32>
+  return %c : tensor<20x20xf32>
+}

@@ -34,6 +34,7 @@ class Run(ArithOps, MemoryOps, WmmaOps):
         self.real = self.thread_id < block_size  # The threads that exist.
         self.epoch = 0
         self.env: dict[str, object] = {}
+        self.fragment_layouts: dict[str, bool] = {}  # WMMA fragment: loaded col-major?
 
     # -- helpers -------------------------------------------------------------
 

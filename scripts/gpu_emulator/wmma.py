@@ -46,6 +46,9 @@ class WmmaOps:
             elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
             self.touch(view, elements, int(w), False)
             out[w] = view.data[elements]
+        # The layout it was loaded with, for the product to check (by the
+        # value's name: a fragment carried through a loop is not checked).
+        self.fragment_layouts[op.results[0]] = bool(re.search(r"\btranspose\b", op.text))
         return out
 
     def op_gpu_subgroup_mma_store_matrix(self, op, ins, mask):
@@ -57,10 +60,17 @@ class WmmaOps:
             view.data[elements] = value[w]
 
     def op_gpu_subgroup_mma_compute(self, op, ins, mask):
+        # The product must take A and B in the layouts they were loaded in
+        # (PTX's wmma.mma .row/.col must match the loads'); otherwise the
+        # fragments' registers mean other elements.
+        for operand, attribute in zip(op.operands[:2], ("a_transpose", "b_transpose")):
+            loaded = self.fragment_layouts.get(operand)
+            if loaded is not None and loaded != bool(re.search(rf"\b{attribute}\b", op.text)):
+                raise EmulationError(f"{op.name}: {attribute} does not match how {operand} "
+                                     "was loaded")
         # Each step's products and sum exact, then rounded to the float32
         # accumulator, as the tensor cores do (TF32 rounding of the inputs
-        # is not modeled). The a_transpose/b_transpose layout attributes are
-        # not checked against the loads'.
+        # is not modeled).
         a, b, c = ins
         return (c.astype(np.float64) + a.astype(np.float64) @ b).astype(np.float32)
 

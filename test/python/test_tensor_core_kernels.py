@@ -201,3 +201,15 @@ def test_emulator_catches_an_out_of_bounds_tile(tmp_path):
     arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
     with pytest.raises(EmulationError):
         run_launches(broken, arrays)
+
+
+def test_emulator_catches_a_product_in_the_wrong_layout(tmp_path):
+    """A fragment loaded column-major (A stored [k, m]) multiplied as if it
+    were row-major: PTX would take its registers for other elements."""
+    text, shapes, _ = CASES["transposed_a"]
+    generic = compile_kernels(tmp_path, text, stage=True)
+    assert "<{a_transpose}>" in generic
+    broken = generic.replace(" <{a_transpose}>", "")
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match="a_transpose does not match"):
+        run_launches(broken, arrays)

@@ -21,14 +21,16 @@ What it checks, where a GPU would compute garbage or hang instead: every
 access inside its memref and buffer; vector accesses aligned as their
 ``alignment`` says, WMMA fragments on 32-byte boundaries with lead dims a
 multiple of 16 bytes; WMMA ops, their indices and shuffles uniform over
-whole warps; barriers reached by every thread of the block; no shared
+whole warps; WMMA products taking their fragments in the layouts they were
+loaded in; barriers reached by every thread of the block; no shared
 memory written by one warp and read or written by another without a barrier
 in between (writes of the same value excepted: they are benign); no read of
 shared memory nothing wrote.
 
-What it does not model: TF32 rounding (products are exact), the precision
-of the GPU's math functions (numpy's), the order of accesses within a warp,
-and anything the lowering to NVVM does. An op it does not know is an error
+What it does not model: TF32 rounding (products are exact, each step's sum
+rounded to the float32 accumulator), the precision of the GPU's math
+functions (numpy's), the order of accesses within a warp, races in global
+memory, and anything the lowering to NVVM does. An op it does not know is an error
 that names it.
 """
 

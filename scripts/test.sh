@@ -46,6 +46,17 @@ count() { # suite-name passed failed
   passed=$((passed + $2)); failed=$((failed + $3))
 }
 
+# A script that prints one "ok ..." or "FAIL ..." line per case: its other
+# lines (at most N), then its counts; a non-zero exit is a failure.
+ok_lines() { # suite-name log exit-status N
+  local pass fail
+  grep -v '^ok' "$2" | head -"$4"
+  pass=$(grep -c '^ok' "$2" || true)
+  fail=$(grep -c '^FAIL' "$2" || true)
+  [ "$3" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+  count "$1" "$pass" "$fail"
+}
+
 echo "== unit tests (GoogleTest)"
 $B/bin/infer-unittests --gtest_brief=1 >"$log/unit" 2>&1
 unit_rc=$?
@@ -87,12 +98,7 @@ must_pass "cuda, emulated" conformance-cuda --target cuda --emulate
 if [ "$quick" -eq 0 ]; then
   echo "== real models: import with static shapes"
   scripts/import_real_models.sh >"$log/models" 2>&1
-  models_rc=$?
-  grep -v '^ok' "$log/models" | head -30
-  m_pass=$(grep -c '^ok' "$log/models" || true)
-  m_fail=$(grep -c '^FAIL' "$log/models" || true)
-  [ "$models_rc" -ne 0 ] && [ "$m_fail" -eq 0 ] && m_fail=1
-  count "real models" "$m_pass" "$m_fail"
+  ok_lines "real models" "$log/models" $? 30
 
   # The default kernels on every model; the experimental shared-memory
   # tensor-core kernels (--cuda-stage-tiles) on one opset of each.
@@ -107,12 +113,7 @@ if [ "$quick" -eq 0 ]; then
     fi
     .venv/bin/python scripts/cuda_kernel_check.py --infer-opt $B/bin/infer-opt "${extra[@]}" \
       >"$log/cuda-$variant" 2>&1
-    cuda_rc=$?
-    grep -v '^ok' "$log/cuda-$variant" | head -20
-    k_pass=$(grep -c '^ok' "$log/cuda-$variant" || true)
-    k_fail=$(grep -c '^FAIL' "$log/cuda-$variant" || true)
-    [ "$cuda_rc" -ne 0 ] && [ "$k_fail" -eq 0 ] && k_fail=1
-    count "CUDA kernels ($variant)" "$k_pass" "$k_fail"
+    ok_lines "CUDA kernels ($variant)" "$log/cuda-$variant" $? 20
   done
 fi
 

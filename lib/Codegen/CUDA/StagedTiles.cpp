@@ -39,6 +39,7 @@
 
 #include "StagedTiles.h"
 #include "Delinearize.h"
+#include "IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -142,23 +143,8 @@ MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const StagedTil
 
 namespace {
 
-/// Index arithmetic on `b`, and the kernel's memory accesses.
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value add(Value x, int64_t v) { return v ? add(x, cst(v)) : x; }
-  Value mul(Value x, int64_t v) { return arith::MulIOp::create(b, loc, x, cst(v)); }
-  Value div(Value x, int64_t v) { return arith::DivUIOp::create(b, loc, x, cst(v)); }
-  Value rem(Value x, int64_t v) { return arith::RemUIOp::create(b, loc, x, cst(v)); }
-  Value min(Value x, int64_t v) { return arith::MinUIOp::create(b, loc, x, cst(v)); }
-  Value below(Value x, int64_t v) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(v));
-  }
-  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-
+/// Index arithmetic (IndexMath.h), and the operands' flat views.
+struct Emitter : IndexMath {
   /// `operand` (a memref with static strides) as a flat array of its
   /// elements, from the one at its offset, in the global address space.
   Value flatView(Value operand) {
@@ -230,7 +216,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                                                                const TensorCoreOperands &t,
                                                                const StagedTilePlan &p,
                                                                Value scratch) {
-  Emitter e{b, op.getLoc()};
+  Emitter e{{b, op.getLoc()}};
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   const SharedTiles sh = sharedTiles(p, t);

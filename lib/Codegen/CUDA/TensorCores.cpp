@@ -31,6 +31,7 @@
 
 #include "TensorCores.h"
 #include "Delinearize.h"
+#include "IndexMath.h"
 #include "LoopStrides.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -225,10 +226,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
     return failure();
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-  auto mul = [&](Value x, int64_t v) { return arith::MulIOp::create(b, loc, x, cst(v)).getResult(); };
-  auto div = [&](Value x, int64_t v) { return arith::DivUIOp::create(b, loc, x, cst(v)).getResult(); };
-  auto rem = [&](Value x, int64_t v) { return arith::RemUIOp::create(b, loc, x, cst(v)).getResult(); };
+  IndexMath e{b, loc};
   const unsigned dimM = layout->m, dimN = layout->n;
   int64_t tilesM = s.ranges[dimM] / kTileM, tilesN = s.ranges[dimN] / kTileN;
   int64_t tiles = outputTiles(s);
@@ -238,16 +236,16 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   // tiles are neighbouring n tiles (same A rows).
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value warpInBlock = div(thread, 32);
-  Value tile = arith::AddIOp::create(b, loc, mul(block, tilesPerBlock), div(warpInBlock, split));
-  Value part = rem(warpInBlock, split);
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile, cst(tiles));
+  Value warpInBlock = e.div(thread, 32);
+  Value tile = e.add(e.mul(block, tilesPerBlock), e.div(warpInBlock, split));
+  Value part = e.rem(warpInBlock, split);
+  Value inside = e.below(tile, tiles);
   // The tile's digits: batch dims outermost, then m, then n.
-  SmallVector<Value> loopIndex(s.ranges.size(), cst(0));
-  Value batchTile = div(tile, tilesM * tilesN), tileInBatch = rem(tile, tilesM * tilesN);
+  SmallVector<Value> loopIndex(s.ranges.size(), e.cst(0));
+  Value batchTile = e.div(tile, tilesM * tilesN), tileInBatch = e.rem(tile, tilesM * tilesN);
   spreadOverLoops(b, loc, batchTile, s.batch, s.ranges, loopIndex);
-  loopIndex[dimM] = mul(div(tileInBatch, tilesN), kTileM);
-  loopIndex[dimN] = mul(rem(tileInBatch, tilesN), kTileN);
+  loopIndex[dimM] = e.mul(e.div(tileInBatch, tilesN), kTileM);
+  loopIndex[dimN] = e.mul(e.rem(tileInBatch, tilesN), kTileN);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // The memref indices of operand `i` at the loop point `loopIndex`.
   auto indices = [&](unsigned i) {
@@ -291,11 +289,12 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   b.setInsertionPointToStart(&guard.getThenRegion().front());
   Value init = split == 1 ? loadC() : zeros();
   int64_t sliceLength = s.kRange() / split;
-  Value sliceStart = mul(part, sliceLength);
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(sliceLength), cst(kTileK), ValueRange{init});
+  Value sliceStart = e.mul(part, sliceLength);
+  auto loop =
+      scf::ForOp::create(b, loc, e.cst(0), e.cst(sliceLength), e.cst(kTileK), ValueRange{init});
   b.setInsertionPointToStart(loop.getBody());
   // Linear over the k dims, innermost fastest.
-  spreadOverLoops(b, loc, arith::AddIOp::create(b, loc, sliceStart, loop.getInductionVar()), s.ks,
+  spreadOverLoops(b, loc, e.add(sliceStart, loop.getInductionVar()), s.ks,
                   s.ranges, loopIndex);
   Value fa = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, a, indices(layout->aIndex),
                                                   lead(leadA), transA);
@@ -320,7 +319,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   // Parts 1.. publish their sums; after the barrier (reached by every
   // warp: it stays outside the guards) part 0 adds them, in a fixed
   // order, to C.
-  Value zeroIndex = cst(0);
+  Value zeroIndex = e.cst(0);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, zeroIndex);
   Value publishes = arith::AndIOp::create(
       b, loc, inside, arith::XOrIOp::create(b, loc, isFirst,
@@ -340,7 +339,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   for (int64_t j = 1; j < split; ++j) {
     Value other = gpu::SubgroupMmaLoadMatrixOp::create(
         b, loc, typeC, scratch,
-        ValueRange{arith::AddIOp::create(b, loc, warpInBlock, cst(j)), zeroIndex, zeroIndex},
+        ValueRange{e.add(warpInBlock, j), zeroIndex, zeroIndex},
         lead(kTileN), UnitAttr());
     result = gpu::SubgroupMmaElementwiseOp::create(b, loc, typeC, ValueRange{result, other},
                                                    gpu::MMAElementwiseOp::ADDF);

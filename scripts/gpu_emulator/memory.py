@@ -33,7 +33,7 @@ class MemRefType:
     shape: list[int]
     dtype: np.dtype
     strides: list[int]
-    offset: int
+    offset: int | None  # None: dynamic, known to the view, not the type.
     shared: bool
 
 
@@ -46,13 +46,13 @@ def parse_memref(typ: str) -> MemRefType:
     if "affine_map" in rest:
         raise EmulationError(f"memref layouts other than strided are not supported: {typ}")
     strides, offset = [], 0
-    layout = re.search(r"strided<\[([-\d, ]*)\](?:, offset: (-?\d+))?>", rest)
-    if "strided<" in rest and not layout:  # A dynamic stride or offset (?).
-        raise EmulationError(f"memref layouts with dynamic strides or offsets are not "
-                             f"supported: {typ}")
+    layout = re.search(r"strided<\[([-\d, ]*)\](?:, offset: (-?\d+|\?))?>", rest)
+    if "strided<" in rest and not layout:  # A dynamic stride (?).
+        raise EmulationError(f"memref layouts with dynamic strides are not supported: {typ}")
     if layout:
         strides = [int(s) for s in layout.group(1).split(",") if s.strip()]
-        offset = int(layout.group(2) or 0)
+        # A dynamic offset (None) is the op's to compute: memref.subview.
+        offset = None if layout.group(2) == "?" else int(layout.group(2) or 0)
     else:
         stride = 1
         for size in reversed(shape):

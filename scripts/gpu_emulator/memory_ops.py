@@ -65,8 +65,31 @@ class MemoryOps:
         return active[0]
 
     def _recast(self, op, ins, mask):
-        # Static offsets, sizes and strides: the result type says them all.
-        return ins[0].retyped(parse_memref(op.result_type()))
+        # Static strides: the result type says them, and its offset unless
+        # that is dynamic, the source's then (a reshape or cast keeps it).
+        typ = parse_memref(op.result_type())
+        if typ.offset is None:
+            if op.name != "memref.subview":
+                typ.offset = ins[0].type.offset
+            else:
+                typ.offset = self._subview_offset(op, ins, mask)
+        return ins[0].retyped(typ)
+
+    def _subview_offset(self, op, ins, mask):
+        """The element offset of a subview with dynamic offsets, which must be
+        the same on every thread (views are per op, not per thread)."""
+        source = ins[0].type
+        if source.offset is None:
+            raise EmulationError(f"{op.name}: a view of a view whose offset is unknown")
+        static = [int(v) for v in re.search(r"static_offsets = array<i64: ([-\d, ]*)>",
+                                            op.text).group(1).split(",") if v.strip()]
+        dynamic = iter(ins[1:])
+        offset = source.offset
+        for value, stride in zip(static, source.strides):
+            if value == -(1 << 63):  # ShapedType::kDynamic
+                value = int(self.uniform_scalar(next(dynamic), mask, "a subview's offset"))
+            offset += value * stride
+        return offset
 
     op_memref_subview = op_memref_reinterpret_cast = op_memref_cast = _recast
     op_memref_expand_shape = op_memref_collapse_shape = op_memref_memory_space_cast = _recast

@@ -38,7 +38,15 @@ MODELS = {
     "reduce_rows": (INPUTS / "reduce_rows.onnxtext", {"x": (4, 1000)}),
     "odd_vocab": (INPUTS / "odd_vocab.onnxtext", {}),
     "matmul_k_edge": (INPUTS / "matmul_k_edge.onnxtext", {}),
+    "reduce_all": (INPUTS / "reduce_all.onnxtext", {}),
+    # Row kernels (infer-cuda-fuse-rows): a block per row.
+    "softmax_rows": (INPUTS / "softmax_rows.onnxtext", {}),
+    "layer_norm_rows": (INPUTS / "layer_norm_rows.onnxtext", {}),
+    "attention_scores": (INPUTS / "attention_scores.onnxtext", {}),
+    "row_reductions": (INPUTS / "row_reductions.onnxtext", {}),
 }
+ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
+              "row_reductions"]
 
 
 def onnx_model(path):
@@ -54,8 +62,11 @@ def feeds(model: onnx.ModelProto, shapes: dict, rng) -> dict[str, np.ndarray]:
         if value.name in initializers:
             continue
         dims = shapes.get(value.name) or [d.dim_value for d in value.type.tensor_type.shape.dim]
-        if value.type.tensor_type.elem_type == onnx.TensorProto.INT64:  # Indices.
+        elem_type = value.type.tensor_type.elem_type
+        if elem_type == onnx.TensorProto.INT64:  # Indices.
             result[value.name] = rng.integers(0, 4, dims, dtype=np.int64)
+        elif elem_type == onnx.TensorProto.DOUBLE:
+            result[value.name] = rng.standard_normal(dims)
         else:
             result[value.name] = rng.standard_normal(dims).astype(np.float32)
     return result
@@ -95,12 +106,26 @@ def test_emulated_staged_tiles_match_onnxruntime(tmp_path, name):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ROW_MODELS)
+def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
+    """Softmax, layer norm (with the residual add before it), the scaled and
+    masked attention scores, log-softmax, an L2 norm and a row sum: each
+    chain of fills, row reductions and elementwise ops is one launch with a
+    block per row (RowKernels.cpp), and matches ONNX Runtime."""
+    expected, actual, strategies = compile_and_emulate(tmp_path, name)
+    assert "rows" in strategies, strategies
+    assert strategies <= {"rows", "tensor_cores", "vector"}, strategies
+    for want, got in zip(expected, actual):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_the_models_cover_every_strategy(tmp_path):
     seen = set()
     for name in MODELS:
         seen |= compile_and_emulate(tmp_path, name)[2]
     seen |= compile_and_emulate(tmp_path, "matmul_staged", ("--cuda-stage-tiles",))[2]
-    assert seen >= {"tensor_cores", "staged_tiles", "block_reduction", "vector", "simt"}, seen
+    assert seen >= {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector",
+                    "simt"}, seen
 
 
 @pytest.mark.parametrize("flags", [(), ("--cuda-stage-tiles",)], ids=["default", "staged_tiles"])

@@ -17,7 +17,7 @@ from infer_cpu import INFER_OPT, REPO
 sys.path.insert(0, str(REPO / "scripts"))
 from cuda_plan_exec import read_engine, strategy  # noqa: E402
 
-STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "vector", "simt",
+STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector", "simt",
               "single_thread"}
 TENSOR_CORES = {"tensor_cores", "staged_tiles"}
 
@@ -41,9 +41,13 @@ def test_every_launch_names_its_strategy(tmp_path):
 
 
 def test_block_reductions_and_tensor_cores_are_named(tmp_path):
-    model = REPO / "test/Codegen/CUDA/Inputs/reduce_rows.onnxtext"
+    model = REPO / "test/Codegen/CUDA/Inputs/reduce_all.onnxtext"
     launches = compile_engine(tmp_path, model, "x:4x1000")
     assert "block_reduction" in {strategy(l) for l in launches}
+    # Four rows: the fill and the row sums are one kernel, a block a row.
+    model = REPO / "test/Codegen/CUDA/Inputs/reduce_rows.onnxtext"
+    launches = compile_engine(tmp_path, model, "x:4x1000")
+    assert [strategy(l) for l in launches] == ["rows"]
     model = REPO / "test/Codegen/CUDA/Inputs/matmul.onnxtext"
     launches = compile_engine(tmp_path, model, "a:64x32")
     assert "tensor_cores" in {strategy(l) for l in launches}

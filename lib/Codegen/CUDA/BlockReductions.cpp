@@ -99,10 +99,25 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::Generi
   // too few to fill the GPU with one thread each.
   if (plan.reduction.empty() || length < 64 || outputs > 65536 || outputs == 0)
     return std::nullopt;
-  plan.blockSize = 32;
-  while (plan.blockSize < 256 && plan.blockSize < length)
-    plan.blockSize *= 2;
+  int64_t blockSize = 32;
+  while (blockSize < 256 && blockSize < length)
+    blockSize *= 2;
+  plan = *planBlockReductionWith(op, blockSize);
   plan.gridSize = outputs;
+  return plan;
+}
+
+std::optional<BlockReductionPlan> mlir::infer::planBlockReductionWith(linalg::GenericOp op,
+                                                                      int64_t blockSize) {
+  if (!op.hasPureBufferSemantics() || !matchCombiner(op) || blockSize < kWarpSize ||
+      !llvm::isPowerOf2_64(blockSize))
+    return std::nullopt;
+  BlockReductionPlan plan;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    (iterators[d] == utils::IteratorType::parallel ? plan.parallel : plan.reduction).push_back(d);
+  plan.blockSize = blockSize;
+  plan.gridSize = 1;
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   plan.warpShuffles = element.isF32() || element.isInteger(32);
   plan.scratchSize = plan.warpShuffles ? std::max<int64_t>(1, plan.blockSize / kWarpSize)
@@ -112,7 +127,7 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::Generi
 
 LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
                                                      const BlockReductionPlan &plan,
-                                                     Value scratch) {
+                                                     Value scratch, Value outputPoint) {
   auto combiner = matchCombiner(op);
   if (!combiner)
     return failure();
@@ -123,11 +138,11 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   Operation *combine = combiner->first;
   Value identity = arith::ConstantOp::create(b, loc, combiner->second);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value output = outputPoint ? outputPoint : gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
 
   // The output this block computes: the block id over the parallel dims.
   SmallVector<Value> loopIndex(ranges.size());
-  spreadOverLoops(b, loc, block, plan.parallel, ranges, loopIndex);
+  spreadOverLoops(b, loc, output, plan.parallel, ranges, loopIndex);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto load = [&](OpOperand &operand) -> Value {
     AffineMap map = maps[operand.getOperandNumber()];
@@ -239,14 +254,14 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, cst(0));
   auto store = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&store.getThenRegion().front());
-  OpOperand &output = op.getDpsInitsMutable()[0];
-  AffineMap outMap = maps[output.getOperandNumber()];
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  AffineMap outMap = maps[init.getOperandNumber()];
   SmallVector<Value> indices;
   for (unsigned i = 0; i < outMap.getNumResults(); ++i)
     indices.push_back(affine::AffineApplyOp::create(b, loc, outMap.getSubMap({i}), loopIndex));
-  Value initial = memref::LoadOp::create(b, loc, output.get(), indices);
+  Value initial = memref::LoadOp::create(b, loc, init.get(), indices);
   if (!plan.warpShuffles)
     total = memref::LoadOp::create(b, loc, scratch, ValueRange{cst(0)});
-  memref::StoreOp::create(b, loc, combineValues(initial, total), output.get(), indices);
+  memref::StoreOp::create(b, loc, combineValues(initial, total), init.get(), indices);
   return success();
 }

@@ -30,8 +30,16 @@ std::optional<BlockReductionPlan> planBlockReduction(linalg::GenericOp op);
 
 /// Emits the kernel body for `op` at `b`'s insertion point; `scratch` is a
 /// workgroup buffer of plan.scratchSize elements of the output's type.
+/// `output` is the linear index of the output point the block computes:
+/// the block id when null (a row kernel's reductions pass 0: RowKernels.cpp).
 LogicalResult buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
-                                        const BlockReductionPlan &plan, Value scratch);
+                                        const BlockReductionPlan &plan, Value scratch,
+                                        Value output = {});
+
+/// The plan for a block of `blockSize` threads (a power of two, at least a
+/// warp) reducing `op` on its own, if its payload is one this file handles.
+std::optional<BlockReductionPlan> planBlockReductionWith(linalg::GenericOp op,
+                                                         int64_t blockSize);
 
 } // namespace mlir::infer
 

@@ -83,6 +83,10 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createAlignContractionsPass());
     pm.addPass(createSplitContractionsPass());
   }
+  if (options.fuse && options.fuseRows) {
+    pm.addPass(createFuseRowsPass());
+    pm.addPass(createCSEPass()); // A producer read through two slices is fused twice.
+  }
   addBufferizationPasses(pm);
   pm.addPass(createStaticReshapesPass());
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.

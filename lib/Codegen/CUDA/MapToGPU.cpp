@@ -28,6 +28,8 @@
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "BlockReductions.h"
 #include "Delinearize.h"
+#include "ParallelFirst.h"
+#include "RowKernels.h"
 #include "StagedTiles.h"
 #include "TensorCores.h"
 #include "VectorAccesses.h"
@@ -79,33 +81,6 @@ LaunchConfig chooseLaunchConfig(int64_t iterations) {
   config.blockSize = std::min(kBlock, (iterations + kWarp - 1) / kWarp * kWarp);
   config.gridSize = (iterations + config.blockSize - 1) / config.blockSize;
   return config;
-}
-
-/// `op` generalized with its parallel dims first, then its reductions, in
-/// their order: the reductions become loops inside each thread.
-FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter, linalg::LinalgOp op) {
-  rewriter.setInsertionPoint(op);
-  if (!isa<linalg::GenericOp>(op)) {
-    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
-    if (failed(generic))
-      return op->emitError("internal: cannot generalize for the GPU");
-    op = *generic;
-  }
-  SmallVector<unsigned> order;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i < iterators.size(); ++i)
-    if (iterators[i] == utils::IteratorType::parallel)
-      order.push_back(i);
-  for (unsigned i = 0; i < iterators.size(); ++i)
-    if (iterators[i] != utils::IteratorType::parallel)
-      order.push_back(i);
-  auto generic = cast<linalg::GenericOp>(op.getOperation());
-  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
-    return generic;
-  FailureOr<linalg::GenericOp> swapped = linalg::interchangeGenericOp(rewriter, generic, order);
-  if (failed(swapped))
-    return op->emitError("internal: cannot interchange loops for the GPU");
-  return *swapped;
 }
 
 LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::GenericOp op) {
@@ -262,6 +237,16 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   /// The gpu.func for `kernel`, and its launch configuration.
   FailureOr<LaunchConfig> buildKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
                                       ModuleOp module) {
+    if (std::optional<RowKernelPlan> plan = planRowKernel(kernel)) {
+      SmallVector<Operation *> work;
+      gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, plan->workgroup);
+      auto forall = work.size() == 1 ? dyn_cast<scf::ForallOp>(work.front()) : scf::ForallOp();
+      OpBuilder b(func.getBody());
+      if (!forall || failed(buildRowKernel(b, forall, *plan, func.getWorkgroupAttributions())))
+        return kernel.emitError("internal: cannot build the row kernel");
+      return finishKernel(func, "infer.row_kernel",
+                          LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
+    }
     SmallVector<linalg::LinalgOp> linalgOps;
     kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     if (allowTF32 && linalgOps.size() == 1) {
@@ -467,4 +452,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   PassRegistration<StaticReshapesPass>();
   registerPass([] { return createAlignContractionsPass(); });
   registerPass([] { return createSplitContractionsPass(); });
+  registerPass([] { return createFuseRowsPass(); });
 }

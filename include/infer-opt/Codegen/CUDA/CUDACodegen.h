@@ -42,6 +42,9 @@ struct CUDACodegenOptions {
   /// (StagedTiles.cpp) instead of loading fragments from global memory.
   bool stageTiles = false;
   bool fuse = true;
+  /// A row's reductions and elementwise ops (softmax, layer norm) become one
+  /// kernel with a block a row (infer-cuda-fuse-rows).
+  bool fuseRows = true;
   bool printIRAfterAll = false;
   /// Keep the kernels as gpu.funcs, before their lowering to NVVM, in
   /// CUDAArtifacts::kernelsMLIR (for --dump-kernels).
@@ -60,6 +63,7 @@ struct CUDALaunch {
   std::vector<unsigned> args;
   /// How the kernel maps the op onto threads: "tensor_cores", "staged_tiles"
   /// (tensor cores, tiles staged in shared memory), "block_reduction",
+  /// "rows" (a block per row of a fused softmax or layer norm),
   /// "vector" (4 elements a thread), "simt" (one output a thread) or
   /// "single_thread". Informational, for profiles.
   std::string strategy;
@@ -109,6 +113,9 @@ bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::st
 std::unique_ptr<Pass> createStaticReshapesPass();
 std::unique_ptr<Pass> createAlignContractionsPass();
 std::unique_ptr<Pass> createSplitContractionsPass();
+/// infer-cuda-fuse-rows (FuseRows.cpp): softmax, layer norm and the like as
+/// one loop over the rows.
+std::unique_ptr<Pass> createFuseRowsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -1,0 +1,145 @@
+// RUN: infer-opt %s --infer-cuda-fuse-rows --cse | FileCheck %s
+
+// A softmax over rows of 128: the max, the exponentials, their sum and the
+// quotients become one loop over the 48 rows, each op on one row inside it
+// (the reductions with an extra unit loop instead of the constant 0 of
+// their [48, 1] results). Nothing is left outside but the loop.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NOT: linalg.
+// CHECK: scf.forall (%[[ROW:.*]]) in (48) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<48x128xf32>)
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[ROW]], 0] [1, 128] [1, 1]
+// CHECK: %[[MAXINIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}} ins(%[[X]] : tensor<1x128xf32>) outs(%[[MAXINIT]] : tensor<1x1xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : tensor<1x128xf32>, tensor<1x1xf32>)
+// CHECK: math.exp
+// CHECK: %[[SUMINIT:.*]] = linalg.fill
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[EXP]] : tensor<1x128xf32>) outs(%[[SUMINIT]] : tensor<1x1xf32>)
+// CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[OUT]][%[[ROW]], 0] [1, 128] [1, 1]
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] : tensor<1x128xf32>, tensor<1x1xf32>) outs(%[[SLOT]] : tensor<1x128xf32>)
+// CHECK: arith.divf
+// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[ROW]], 0] [1, 128] [1, 1]
+// CHECK-NOT: linalg.
+// CHECK: return
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#stat = affine_map<(d0, d1) -> (d0, 0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @softmax(%x: tensor<48x128xf32>) -> tensor<48x128xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<48x1xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %max = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<48x128xf32>) outs(%minit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<48x1xf32>
+  %e = tensor.empty() : tensor<48x128xf32>
+  %exp = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<48x128xf32>, tensor<48x1xf32>) outs(%e : tensor<48x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %v = math.exp %d : f32
+    linalg.yield %v : f32
+  } -> tensor<48x128xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<48x128xf32>) outs(%sinit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<48x1xf32>
+  %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<48x128xf32>, tensor<48x1xf32>) outs(%e : tensor<48x128xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<48x128xf32>
+  return %y : tensor<48x128xf32>
+}
+
+// The exponentials are also a result: an intermediate may not escape a
+// group, so they end a group of their own (with the max), and the sum and
+// quotients make a second one that reads them.
+// CHECK-LABEL: func.func @escaping_intermediate
+// CHECK: %[[EXP:.*]] = scf.forall (%{{.*}}) in (48)
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: %[[Y:.*]] = scf.forall (%{{.*}}) in (48)
+// CHECK-NOT: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: return %[[Y]], %[[EXP]]
+func.func @escaping_intermediate(%x: tensor<48x128xf32>) -> (tensor<48x128xf32>, tensor<48x128xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<48x1xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %max = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<48x128xf32>) outs(%minit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<48x1xf32>
+  %e = tensor.empty() : tensor<48x128xf32>
+  %exp = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<48x128xf32>, tensor<48x1xf32>) outs(%e : tensor<48x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %v = math.exp %d : f32
+    linalg.yield %v : f32
+  } -> tensor<48x128xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<48x128xf32>) outs(%sinit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<48x1xf32>
+  %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<48x128xf32>, tensor<48x1xf32>) outs(%e : tensor<48x128xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<48x128xf32>
+  return %y, %exp : tensor<48x128xf32>, tensor<48x128xf32>
+}
+
+// Left alone: rows of 16 (too short for a block each), a single row (the
+// loop would be inlined after the arena is planned), and a contraction:
+// a matmul's k is a reduction whose both inputs vary along it.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @left_alone(%short: tensor<48x16xf32>, %one: tensor<1x128xf32>, %a: tensor<48x64xf32>,
+                      %b: tensor<64x128xf32>) -> (tensor<48x16xf32>, tensor<1x1xf32>, tensor<48x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<48x1xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%short : tensor<48x16xf32>) outs(%sinit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<48x1xf32>
+  %e = tensor.empty() : tensor<48x16xf32>
+  %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%short, %sum : tensor<48x16xf32>, tensor<48x1xf32>) outs(%e : tensor<48x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<48x16xf32>
+  %oe = tensor.empty() : tensor<1x1xf32>
+  %oinit = linalg.fill ins(%zero : f32) outs(%oe : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %osum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%one : tensor<1x128xf32>) outs(%oinit : tensor<1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  %me = tensor.empty() : tensor<48x128xf32>
+  %minit = linalg.fill ins(%zero : f32) outs(%me : tensor<48x128xf32>) -> tensor<48x128xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) -> tensor<48x128xf32>
+  return %y, %osum, %mm : tensor<48x16xf32>, tensor<1x1xf32>, tensor<48x128xf32>
+}

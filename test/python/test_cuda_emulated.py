@@ -44,6 +44,10 @@ MODELS = {
     "layer_norm_rows": (INPUTS / "layer_norm_rows.onnxtext", {}),
     "attention_scores": (INPUTS / "attention_scores.onnxtext", {}),
     "row_reductions": (INPUTS / "row_reductions.onnxtext", {}),
+    # Bias and residual adds as the MatMul's init (infer-cuda-adds-into-init).
+    "dense_residual_norm": (INPUTS / "dense_residual_norm.onnxtext", {}),
+    # Q, K and V read through their head transposes (infer-cuda-fold-transposes).
+    "attention_heads": (INPUTS / "attention_heads.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -115,6 +119,31 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
     expected, actual, strategies = compile_and_emulate(tmp_path, name)
     assert "rows" in strategies, strategies
     assert strategies <= {"rows", "tensor_cores", "vector"}, strategies
+    for want, got in zip(expected, actual):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
+    """MatMul + bias + residual before a layer norm, and bias + MatMul: each
+    is an init kernel and a tensor-core kernel that accumulates onto it (no
+    fill, no add after), then one row kernel for the layer norm."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "dense_residual_norm")
+    engine = tmp_path / "dense_residual_norm.engine"
+    _, plan, _, _ = read_engine(engine)
+    assert [l["strategy"] for l in plan["launches"]] == [
+        "vector", "tensor_cores", "rows", "vector", "tensor_cores"]
+    for want, got in zip(expected, actual):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_head_transposes_are_read_through(tmp_path):
+    """Attention's Q, K and V head transposes are no kernels of their own:
+    both MatMuls read them in place, on the tensor cores."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "attention_heads")
+    _, plan, _, _ = read_engine(tmp_path / "attention_heads.engine")
+    nodes = {node for l in plan["launches"] for node in l["nodes"]}
+    assert not nodes & {"Transpose_5", "Transpose_6", "Transpose_7"}, nodes
+    assert [l["strategy"] for l in plan["launches"]].count("tensor_cores") == 2
     for want, got in zip(expected, actual):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 

@@ -77,9 +77,12 @@ static std::string ptxFeatures(const std::string &arch) {
 }
 
 void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
-  if (options.fuse)
+  if (options.fuse) {
     pm.addPass(createFuseElementwisePass());
+    pm.addPass(createAddsIntoInitPass());
+  }
   if (options.allowTF32) {
+    pm.addPass(createFoldTransposesPass());
     pm.addPass(createAlignContractionsPass());
     pm.addPass(createSplitContractionsPass());
   }

@@ -453,4 +453,6 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createAlignContractionsPass(); });
   registerPass([] { return createSplitContractionsPass(); });
   registerPass([] { return createFuseRowsPass(); });
+  registerPass([] { return createAddsIntoInitPass(); });
+  registerPass([] { return createFoldTransposesPass(); });
 }

@@ -113,6 +113,12 @@ bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::st
 std::unique_ptr<Pass> createStaticReshapesPass();
 std::unique_ptr<Pass> createAlignContractionsPass();
 std::unique_ptr<Pass> createSplitContractionsPass();
+/// infer-cuda-adds-into-init (AddsIntoInit.cpp): a contraction's bias and
+/// residual adds become its initial value.
+std::unique_ptr<Pass> createAddsIntoInitPass();
+/// infer-cuda-fold-transposes (FoldTransposes.cpp): float32 contractions
+/// read their operands through transposes instead of copies.
+std::unique_ptr<Pass> createFoldTransposesPass();
 /// infer-cuda-fuse-rows (FuseRows.cpp): softmax, layer norm and the like as
 /// one loop over the rows.
 std::unique_ptr<Pass> createFuseRowsPass();

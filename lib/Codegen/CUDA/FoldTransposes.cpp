@@ -1,0 +1,107 @@
+//===- FoldTransposes.cpp - contractions read through transposes ----------===//
+//
+// infer-cuda-fold-transposes runs on linalg on tensors, before the
+// contractions are aligned and split. Attention splits its heads with a
+// Reshape and a Transpose before each batched MatMul (Q, K and V: BERT,
+// GPT-2, ViT), and each Transpose was a kernel of its own that copied the
+// whole tensor. A contraction can read its operand through the transpose
+// instead: the operand becomes the transpose's input and its indexing map
+// is composed with the permutation. The tensor-core kernels take any
+// layout whose tile dims include a contiguous one with rows 16-byte
+// aligned (BERT's Q [128, 12, 64] read as [12][128][64] has k contiguous
+// and rows of 768), so the copy is simply gone.
+//
+// Only a linalg.transpose whose result is read by that one contraction is
+// folded, and only into float32 contractions that whole tensor-core tiles
+// cover and that can read the operand as it lies (readsWholeTiles): where
+// the alignment pass would grow the op or fix a row stride, it copies the
+// operand into a home anyway (PP-OCR rec's and ViT's attention), and a SIMT
+// loop reading a transposed operand would be the uncoalesced copy again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "TensorCores.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+/// Whether the tensor cores can read `operand` of `op` as it is, without
+/// the alignment fixes, growth or edges of infer-cuda-align-contractions
+/// (which would copy it into a home anyway): whole 16 x 16 x 8 tiles, one
+/// k dim, the operand's contiguous dim a tile dim (not a batch dim) and
+/// its rows a multiple of 4 elements (16 bytes).
+bool readsWholeTiles(linalg::GenericOp op, OpOperand &operand) {
+  std::optional<ContractionShape> shape = tensorCoreShape(op);
+  if (!shape || !fitsTensorCoreTiles(*shape) || shape->ks.size() != 1)
+    return false;
+  auto type = cast<RankedTensorType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!inner || type.getShape().back() % 4 != 0)
+    return false;
+  unsigned d = inner.getPosition();
+  return d == shape->m || d == shape->n || d == shape->k;
+}
+
+struct FoldTransposesPass : public PassWrapper<FoldTransposesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldTransposesPass)
+  StringRef getArgument() const final { return "infer-cuda-fold-transposes"; }
+  StringRef getDescription() const final {
+    return "Let float32 contractions read their operands through transposes instead of copies";
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> contractions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && linalg::isaContractionOpInterface(op) &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+        contractions.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : contractions) {
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
+        if (!transpose || !transpose->getResult(0).hasOneUse())
+          continue;
+        // The transpose's result dim i is its input's dim perm[i]: the
+        // input's dim perm[i] is read with what the result's dim i was.
+        ArrayRef<int64_t> perm = transpose.getPermutation();
+        AffineMap map = maps[input->getOperandNumber()];
+        SmallVector<AffineExpr> results(perm.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          results[p] = map.getResult(i);
+        SmallVector<AffineMap> original = maps;
+        maps[input->getOperandNumber()] =
+            AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, op.getContext());
+        rewriter.modifyOpInPlace(op, [&] {
+          input->set(transpose.getInput());
+          op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+        });
+        if (readsWholeTiles(op, *input)) {
+          rewriter.eraseOp(transpose);
+          continue;
+        }
+        maps = original; // Undone: the copy suits the tensor cores better.
+        rewriter.modifyOpInPlace(op, [&] {
+          input->set(transpose->getResult(0));
+          op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+        });
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createFoldTransposesPass() {
+  return std::make_unique<FoldTransposesPass>();
+}

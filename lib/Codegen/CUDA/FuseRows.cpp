@@ -42,6 +42,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -107,12 +108,34 @@ unsigned rowDimsOfReduction(linalg::LinalgOp op) {
   return rows;
 }
 
+/// Whether tiling can find the loops of a tile of `op`'s result: its
+/// output map is a projection of the loops, but for the constant 0s of a
+/// reduction's unit dims (which unitLoopsForConstants turns into loops).
+/// Otherwise tile-and-fuse would clone the whole op into each row.
+bool hasTileableOutput(linalg::LinalgOp op) {
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(0));
+  auto shape = cast<ShapedType>(op->getResult(0).getType()).getShape();
+  llvm::SmallBitVector seen(op.getNumLoops());
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (seen.test(dim.getPosition()))
+        return false;
+      seen.set(dim.getPosition());
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0 || shape[i] != 1 || op.getNumReductionLoops() == 0)
+      return false;
+  }
+  return true;
+}
+
 /// `op`'s leading `rows` loops are parallel with ranges `ranges`, and its
-/// output starts with them.
+/// output starts with them (and can be tiled).
 bool hasRows(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   SmallVector<int64_t> loops = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  if (loops.size() < ranges.size())
+  if (loops.size() < ranges.size() || !hasTileableOutput(op))
     return false;
   for (unsigned i = 0; i < ranges.size(); ++i)
     if (iterators[i] != utils::IteratorType::parallel || loops[i] != ranges[i])

@@ -123,6 +123,33 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def test_row_kernel_barriers_are_checked(tmp_path):
+    """The row kernel's barriers after each statistic (the mean, its
+    division, the variance, its reciprocal square root) are what let the
+    other warps read it from shared memory: without any one of them the
+    emulator must refuse the kernel."""
+    from gpu_emulator import EmulationError, run_launches
+    compile_and_emulate(tmp_path, "layer_norm_rows")
+    lines = (tmp_path / "layer_norm_rows-kernels" / "kernels.mlir").read_text().splitlines()
+    barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
+    rng = np.random.default_rng(0)
+    rows = 3 * 50 * 768
+
+    def buffers():  # x, residual, g, b, y: the entry's arguments (no arena).
+        return [rng.standard_normal(n).astype(np.float32) for n in (rows, rows, 768, 768)] + \
+            [np.zeros(rows, np.float32)]
+
+    refused = 0
+    for index in barriers:
+        broken = "\n".join(line for i, line in enumerate(lines) if i != index)
+        try:
+            run_launches(broken, buffers())
+        except EmulationError as e:
+            assert "no barrier between" in str(e)
+            refused += 1
+    assert refused >= 4, (refused, len(barriers))
+
+
 def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
     """MatMul + bias + residual before a layer norm, and bias + MatMul: each
     is an init kernel and a tensor-core kernel that accumulates onto it (no
@@ -138,11 +165,13 @@ def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
 
 def test_head_transposes_are_read_through(tmp_path):
     """Attention's Q, K and V head transposes are no kernels of their own:
-    both MatMuls read them in place, on the tensor cores."""
+    both MatMuls read them in place, on the tensor cores; and P.V writes its
+    result with the heads merged (Transpose_11 is part of its kernel)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "attention_heads")
     _, plan, _, _ = read_engine(tmp_path / "attention_heads.engine")
     nodes = {node for l in plan["launches"] for node in l["nodes"]}
     assert not nodes & {"Transpose_5", "Transpose_6", "Transpose_7"}, nodes
+    assert ["MatMul_10", "Transpose_11"] in [l["nodes"] for l in plan["launches"]]
     assert [l["strategy"] for l in plan["launches"]].count("tensor_cores") == 2
     for want, got in zip(expected, actual):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

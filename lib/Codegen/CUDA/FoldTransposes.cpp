@@ -3,10 +3,12 @@
 // infer-cuda-fold-transposes runs on linalg on tensors, before the
 // contractions are aligned and split. Attention splits its heads with a
 // Reshape and a Transpose before each batched MatMul (Q, K and V: BERT,
-// GPT-2, ViT), and each Transpose was a kernel of its own that copied the
-// whole tensor. A contraction can read its operand through the transpose
-// instead: the operand becomes the transpose's input and its indexing map
-// is composed with the permutation. The tensor-core kernels take any
+// GPT-2, ViT), and merges them with a Transpose after P·V; each Transpose
+// was a kernel of its own that copied the whole tensor. A contraction can
+// read its operand through the transpose instead: the operand becomes the
+// transpose's input and its indexing map is composed with the permutation;
+// and it can write its result transposed, its output map composed with the
+// permutation and its fill of zeros made in the transposed shape. The tensor-core kernels take any
 // layout whose tile dims include a contiguous one with rows 16-byte
 // aligned (BERT's Q [128, 12, 64] read as [12][128][64] has k contiguous
 // and rows of 768), so the copy is simply gone.
@@ -51,11 +53,48 @@ bool readsWholeTiles(linalg::GenericOp op, OpOperand &operand) {
   return d == shape->m || d == shape->n || d == shape->k;
 }
 
+/// A transpose of `op`'s result (attention's merge of heads after P·V):
+/// `op` writes the transposed layout itself, its fill of zeros made in that
+/// shape, if the tensor cores can write it so.
+void foldResultTranspose(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op->getResult(0).hasOneUse())
+    return;
+  auto transpose = dyn_cast<linalg::TransposeOp>(*op->getResult(0).getUsers().begin());
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!transpose || !fill)
+    return;
+  // The transposed result's dim i is the product's dim perm[i].
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap out = maps.back();
+  SmallVector<AffineExpr> results;
+  for (int64_t p : transpose.getPermutation())
+    results.push_back(out.getResult(p));
+  maps.back() = AffineMap::get(out.getNumDims(), out.getNumSymbols(), results, op.getContext());
+  rewriter.setInsertionPoint(transpose);
+  auto init = linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs(),
+                                     ValueRange{transpose.getInit()});
+  auto folded = cast<linalg::GenericOp>(rewriter.clone(*op));
+  folded->getResult(0).setType(transpose->getResult(0).getType());
+  folded.getDpsInitsMutable()[0].set(init->getResult(0));
+  folded.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  if (!readsWholeTiles(folded, *folded.getDpsInitOperand(0))) {
+    rewriter.eraseOp(folded);
+    rewriter.eraseOp(init);
+    return;
+  }
+  folded->setLoc(rewriter.getFusedLoc({op.getLoc(), transpose.getLoc()}));
+  rewriter.replaceOp(transpose, folded->getResults());
+  rewriter.eraseOp(op);
+  if (fill->use_empty()) // Fills are shared after CSE (each layer's P·V).
+    rewriter.eraseOp(fill);
+}
+
 struct FoldTransposesPass : public PassWrapper<FoldTransposesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldTransposesPass)
   StringRef getArgument() const final { return "infer-cuda-fold-transposes"; }
   StringRef getDescription() const final {
-    return "Let float32 contractions read their operands through transposes instead of copies";
+    return "Let float32 contractions read their operands through transposes, and write their "
+           "results transposed, instead of copies";
   }
 
   void runOnOperation() override {
@@ -96,6 +135,7 @@ struct FoldTransposesPass : public PassWrapper<FoldTransposesPass, OperationPass
           op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
         });
       }
+      foldResultTranspose(rewriter, op);
     }
   }
 };

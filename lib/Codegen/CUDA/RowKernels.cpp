@@ -233,12 +233,12 @@ LogicalResult mlir::infer::buildRowKernel(OpBuilder &b, scf::ForallOp forall,
 
   IRRewriter rewriter(b.getContext());
   unsigned nextScratch = plan.allocations;
-  for (linalg::LinalgOp op : ops) {
+  for (auto [index, op] : llvm::enumerate(ops)) {
     bool reduction = isRowReduction(op);
     FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, op);
     if (failed(generic))
       return failure();
-    if (op != ops.back()) { // What the next op reads is written.
+    if (index + 1 < ops.size()) { // What the next op reads is written.
       rewriter.setInsertionPointAfter(*generic);
       gpu::BarrierOp::create(rewriter, loc);
     }

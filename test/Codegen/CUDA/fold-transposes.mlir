@@ -4,6 +4,7 @@
 // through their transposes, which are gone; its maps say where.
 // CHECK-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
 // CHECK-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+// CHECK-DAG: #[[MERGED:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3)>
 // CHECK-LABEL: func.func @heads
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.generic {indexing_maps = [#[[Q]], #[[K]], #{{.*}}]{{.*}} ins(%arg0, %arg1 : tensor<1x64x4x32xf32>, tensor<1x64x4x32xf32>)
@@ -48,4 +49,28 @@ func.func @kept(%q: tensor<1x64x4x32xf32>) -> (tensor<1x4x64x64xf32>, tensor<1x4
     linalg.yield %r : f32
   } -> tensor<1x4x64x64xf32>
   return %s, %qt : tensor<1x4x64x64xf32>, tensor<1x4x64x32xf32>
+}
+
+// P·V followed by the merge of heads: the MatMul writes [1, 64, 4, 32]
+// itself (its output map permuted, its fill made in that shape).
+// CHECK-LABEL: func.func @merge_heads
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x64x4x32xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x64x4x32xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[MERGED]]]{{.*}} outs(%[[F]] : tensor<1x64x4x32xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[Y]]
+func.func @merge_heads(%p: tensor<1x4x64x64xf32>, %v: tensor<1x4x64x32xf32>) -> tensor<1x64x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x64x32xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x64x32xf32>) -> tensor<1x4x64x32xf32>
+  %c = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x4x64x64xf32>, tensor<1x4x64x32xf32>) outs(%fill : tensor<1x4x64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x64x32xf32>
+  %te = tensor.empty() : tensor<1x64x4x32xf32>
+  %t = linalg.transpose ins(%c : tensor<1x4x64x32xf32>) outs(%te : tensor<1x64x4x32xf32>) permutation = [0, 2, 1, 3]
+  return %t : tensor<1x64x4x32xf32>
 }

@@ -124,10 +124,11 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
 
 
 def test_row_kernel_barriers_are_checked(tmp_path):
-    """The row kernel's barriers after each statistic (the mean, its
-    division, the variance, its reciprocal square root) are what let the
-    other warps read it from shared memory: without any one of them the
-    emulator must refuse the kernel."""
+    """In the layer norm's row kernel, the barriers inside its two block
+    reductions and those after the mean and after the reciprocal square
+    root (which thread 0 writes and every warp reads) are needed: without
+    any one of them the emulator must refuse the kernel. (The others
+    separate ops whose threads read only what they wrote themselves.)"""
     from gpu_emulator import EmulationError, run_launches
     compile_and_emulate(tmp_path, "layer_norm_rows")
     lines = (tmp_path / "layer_norm_rows-kernels" / "kernels.mlir").read_text().splitlines()

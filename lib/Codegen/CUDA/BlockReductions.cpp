@@ -80,30 +80,34 @@ constexpr int64_t kWarpSize = 32;
 
 } // namespace
 
+/// Sets `plan`'s block size, and the scratch its partials meet in (a value
+/// a warp with shuffles, else one a thread).
+static void setBlockSize(BlockReductionPlan &plan, linalg::GenericOp op, int64_t blockSize) {
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  plan.blockSize = blockSize;
+  plan.warpShuffles = element.isF32() || element.isInteger(32);
+  plan.scratchSize = plan.warpShuffles ? std::max<int64_t>(1, blockSize / kWarpSize) : blockSize;
+}
+
 std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || !matchCombiner(op))
-    return std::nullopt;
+  std::optional<BlockReductionPlan> plan = planBlockReductionWith(op, kWarpSize);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
+  if (!plan || llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
-  BlockReductionPlan plan;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned d = 0; d < ranges.size(); ++d)
-    (iterators[d] == utils::IteratorType::parallel ? plan.parallel : plan.reduction).push_back(d);
   int64_t outputs = 1, length = 1;
-  for (unsigned d : plan.parallel)
+  for (unsigned d : plan->parallel)
     outputs *= ranges[d];
-  for (unsigned d : plan.reduction)
+  for (unsigned d : plan->reduction)
     length *= ranges[d];
   // Heuristic: worth a block when the reduction is long and the outputs
   // too few to fill the GPU with one thread each.
-  if (plan.reduction.empty() || length < 64 || outputs > 65536 || outputs == 0)
+  if (plan->reduction.empty() || length < 64 || outputs > 65536 || outputs == 0)
     return std::nullopt;
-  int64_t blockSize = 32;
+  int64_t blockSize = kWarpSize;
   while (blockSize < 256 && blockSize < length)
     blockSize *= 2;
-  plan = *planBlockReductionWith(op, blockSize);
-  plan.gridSize = outputs;
+  setBlockSize(*plan, op, blockSize);
+  plan->gridSize = outputs;
   return plan;
 }
 
@@ -116,12 +120,8 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReductionWith(linalg::Ge
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d = 0; d < iterators.size(); ++d)
     (iterators[d] == utils::IteratorType::parallel ? plan.parallel : plan.reduction).push_back(d);
-  plan.blockSize = blockSize;
+  setBlockSize(plan, op, blockSize);
   plan.gridSize = 1;
-  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  plan.warpShuffles = element.isF32() || element.isInteger(32);
-  plan.scratchSize = plan.warpShuffles ? std::max<int64_t>(1, plan.blockSize / kWarpSize)
-                                       : plan.blockSize;
   return plan;
 }
 

@@ -28,7 +28,7 @@
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "BlockReductions.h"
 #include "Delinearize.h"
-#include "ParallelFirst.h"
+#include "ParallelLoops.h"
 #include "RowKernels.h"
 #include "StagedTiles.h"
 #include "TensorCores.h"
@@ -91,19 +91,6 @@ LogicalResult lowerToParallelLoops(RewriterBase &rewriter, linalg::GenericOp op)
   return success();
 }
 
-/// Constant bounds of a normalized-or-not parallel loop: trip count per dim.
-std::optional<SmallVector<int64_t>> tripCounts(scf::ParallelOp loop) {
-  SmallVector<int64_t> counts;
-  for (auto [lb, ub, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0)
-      return std::nullopt;
-    counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
-  }
-  return counts;
-}
-
 /// Replaces `loop` by one thread per iteration: linear id = block id x
 /// block size + thread id, delinearized over the loop's dims (innermost
 /// fastest) under a bounds check.
@@ -119,16 +106,7 @@ void distributeOverThreads(OpBuilder &b, scf::ParallelOp loop, ArrayRef<int64_t>
   Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, cst(total));
   auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
-  IRMapping map;
-  SmallVector<Value> indices = delinearize(b, loc, linear, counts);
-  for (size_t d = 0; d < counts.size(); ++d) {
-    Value iv = arith::AddIOp::create(
-        b, loc, loop.getLowerBound()[d],
-        arith::MulIOp::create(b, loc, indices[d], loop.getStep()[d]));
-    map.map(loop.getInductionVars()[d], iv);
-  }
-  for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, map);
+  cloneIteration(b, loop, linear, counts);
   loop.erase();
 }
 

@@ -26,7 +26,7 @@
 #include "RowKernels.h"
 #include "BlockReductions.h"
 #include "Delinearize.h"
-#include "ParallelFirst.h"
+#include "ParallelLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -45,13 +45,6 @@ namespace {
 constexpr int64_t kWarp = 32, kMaxBlock = 256;
 /// Shared memory a block may use without opting in to more.
 constexpr int64_t kMaxSharedBytes = 48 * 1024;
-
-int64_t product(ArrayRef<int64_t> values) {
-  int64_t p = 1;
-  for (int64_t v : values)
-    p *= v;
-  return p;
-}
 
 /// The op's parallel and reduction work on one row: (points of its parallel
 /// loops, length of its reductions).
@@ -96,28 +89,19 @@ scf::ForallOp rowLoop(func::FuncOp kernel) {
   return loop;
 }
 
-/// Replaces the scf.parallel `loop` (constant bounds) by a block-strided loop
-/// over its points: thread t takes points t, t + blockSize, ...
-void strideOverThreads(OpBuilder &b, scf::ParallelOp loop, int64_t blockSize) {
+/// Replaces the scf.parallel `loop` (trip counts `counts`) by a
+/// block-strided loop over its points: thread t takes points t, t +
+/// blockSize, ...
+void strideOverThreads(OpBuilder &b, scf::ParallelOp loop, ArrayRef<int64_t> counts,
+                       int64_t blockSize) {
   Location loc = loop.getLoc();
   b.setInsertionPoint(loop);
-  SmallVector<int64_t> counts;
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
-    counts.push_back((*getConstantIntValue(ub) - *getConstantIntValue(lb) +
-                      *getConstantIntValue(step) - 1) /
-                     *getConstantIntValue(step));
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  auto strided = scf::ForOp::create(b, loc, thread, cst(product(counts)), cst(blockSize));
+  auto strided = scf::ForOp::create(b, loc, thread,
+                                    arith::ConstantIndexOp::create(b, loc, llvm::product_of(counts)),
+                                    arith::ConstantIndexOp::create(b, loc, blockSize));
   b.setInsertionPointToStart(strided.getBody());
-  IRMapping map;
-  SmallVector<Value> indices = delinearize(b, loc, strided.getInductionVar(), counts);
-  for (size_t d = 0; d < counts.size(); ++d)
-    map.map(loop.getInductionVars()[d],
-            arith::AddIOp::create(b, loc, loop.getLowerBound()[d],
-                                  arith::MulIOp::create(b, loc, indices[d], loop.getStep()[d])));
-  for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, map);
+  cloneIteration(b, loop, strided.getInductionVar(), counts);
   loop.erase();
 }
 
@@ -132,11 +116,10 @@ LogicalResult spreadOverBlock(RewriterBase &rewriter, linalg::GenericOp op, int6
     return success();
   Operation *outer = loops->front();
   if (auto parallel = dyn_cast<scf::ParallelOp>(outer)) {
-    if (!llvm::all_of(llvm::concat<Value>(parallel.getLowerBound(), parallel.getUpperBound(),
-                                          parallel.getStep()),
-                      [](Value v) { return getConstantIntValue(v).has_value(); }))
-      return op->emitError("internal: a row kernel's loop has dynamic bounds");
-    strideOverThreads(rewriter, parallel, blockSize);
+    std::optional<SmallVector<int64_t>> counts = tripCounts(parallel);
+    if (!counts)
+      return parallel->emitError("internal: a row kernel's loop has dynamic bounds");
+    strideOverThreads(rewriter, parallel, *counts, blockSize);
     return success();
   }
   // No parallel loop: thread 0 alone runs the loops.
@@ -158,13 +141,13 @@ std::optional<RowKernelPlan> mlir::infer::planRowKernel(func::FuncOp kernel) {
     return std::nullopt;
   RowKernelPlan plan;
   plan.rows = *getConstantIntValues(loop.getMixedUpperBound());
-  plan.gridSize = product(plan.rows);
+  plan.gridSize = llvm::product_of(plan.rows);
   if (plan.gridSize <= 0 || plan.gridSize >= (int64_t(1) << 31))
     return std::nullopt;
   MLIRContext *ctx = kernel.getContext();
   auto workgroupSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   int64_t work = 1, sharedBytes = 0;
-  SmallVector<Type> scratch;
+  SmallVector<linalg::GenericOp> reductions;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
@@ -188,22 +171,24 @@ std::optional<RowKernelPlan> mlir::infer::planRowKernel(func::FuncOp kernel) {
     auto [points, length] = rowWork(linalgOp);
     if (isRowReduction(linalgOp)) {
       work = std::max(work, length);
-      Type element = getElementTypeOrSelf(linalgOp.getDpsInits()[0].getType());
-      // Sized for the largest block (planBlockReductionWith's scratch).
-      int64_t elements = element.getIntOrFloatBitWidth() == 32 ? kMaxBlock / kWarp : kMaxBlock;
-      scratch.push_back(MemRefType::get({elements}, element, AffineMap(), workgroupSpace));
-      sharedBytes += elements * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+      reductions.push_back(cast<linalg::GenericOp>(op));
     } else {
       work = std::max(work, points);
     }
   }
-  if (sharedBytes > kMaxSharedBytes)
-    return std::nullopt;
-  plan.allocations = plan.workgroup.size();
-  plan.workgroup.append(scratch.begin(), scratch.end());
   plan.blockSize = kWarp;
   while (plan.blockSize < kMaxBlock && plan.blockSize < work)
     plan.blockSize *= 2;
+  // A scratch buffer per block reduction, as it needs for this block size.
+  plan.allocations = plan.workgroup.size();
+  for (linalg::GenericOp reduction : reductions) {
+    Type element = getElementTypeOrSelf(reduction.getDpsInits()[0].getType());
+    int64_t elements = planBlockReductionWith(reduction, plan.blockSize)->scratchSize;
+    plan.workgroup.push_back(MemRefType::get({elements}, element, AffineMap(), workgroupSpace));
+    sharedBytes += elements * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  }
+  if (sharedBytes > kMaxSharedBytes)
+    return std::nullopt;
   return plan;
 }
 

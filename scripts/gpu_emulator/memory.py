@@ -78,6 +78,10 @@ class Buffer:
             self.write_warp = np.full(self.bytes.size, -1)
             self.read_epoch = np.full(self.bytes.size, -1)
             self.read_warp = np.full(self.bytes.size, -1)  # -2: several warps.
+            # Within the writing warp: its lane (-1: a WMMA store, by the
+            # whole warp) and how many warp barriers it had passed.
+            self.write_lane = np.full(self.bytes.size, -1, dtype=np.int8)
+            self.write_sync = np.full(self.bytes.size, -1)
 
     def typed(self, byte_base: int, dtype: np.dtype) -> np.ndarray:
         key = (byte_base, dtype)

@@ -16,16 +16,32 @@ class MemoryOps:
     """Run's handlers of memref and vector ops."""
 
     def touch(self, view: View, elements: np.ndarray, warp: int, write: bool,
-              values: np.ndarray | None = None) -> None:
-        """Shared-memory race checks for `warp`'s accesses of `elements`."""
+              values: np.ndarray | None = None, lanes: np.ndarray | None = None) -> None:
+        """Shared-memory race checks for `warp`'s accesses of `elements`, by
+        the lanes `lanes` (one per element, or per row of `elements`), or by
+        the whole warp at once (a WMMA load or store) when None."""
         buffer = view.buffer
         if not buffer.shared:
             return
         size = view.type.dtype.itemsize
         first = (view.byte_base + elements.reshape(-1) * size)
         where = (first[:, None] + np.arange(size)).reshape(-1)
+        if lanes is None:
+            byte_lanes = np.full(where.size, -1)
+        else:
+            lanes = np.asarray(lanes).reshape(-1, *[1] * (elements.ndim - 1))
+            byte_lanes = np.repeat(np.broadcast_to(lanes, elements.shape).reshape(-1), size)
         e = self.epoch
+        # Within a warp, lanes see each other's writes (and a WMMA op the
+        # lanes', or the lanes a WMMA store's) only after a warp barrier.
+        same_warp = (buffer.write_epoch[where] == e) & (buffer.write_warp[where] == warp) & \
+            (buffer.write_sync[where] == self.warp_syncs[warp])
+        if not write and (same_warp & (buffer.write_lane[where] != byte_lanes)).any():
+            raise EmulationError("shared memory read by a lane of a warp that another lane (or a "
+                                 "WMMA store) of it wrote, with no warp barrier between")
         if write:
+            buffer.write_lane[where] = byte_lanes
+            buffer.write_sync[where] = self.warp_syncs[warp]
             if ((buffer.read_epoch[where] == e) & (buffer.read_warp[where] != warp)).any():
                 raise EmulationError("shared memory written while another warp reads it, with "
                                      "no barrier between")
@@ -126,7 +142,7 @@ class MemoryOps:
         for w in np.unique(warps):
             mine = warps == w
             self.touch(view, elements[mine], int(w), write,
-                       values[mine] if values is not None else None)
+                       values[mine] if values is not None else None, threads[mine] % WARP)
 
     def _vector(self, op, ins, mask, store):
         value, view, indices = (ins[0], ins[1], ins[2:]) if store else (None, ins[0], ins[1:])
@@ -150,7 +166,8 @@ class MemoryOps:
             for w in np.unique(warps) if view.buffer.shared else [None]:
                 mine = warps == w if w is not None else slice(None)
                 if w is not None:
-                    self.touch(view, elements[mine], int(w), True, value[threads[mine]])
+                    self.touch(view, elements[mine], int(w), True, value[threads[mine]],
+                               threads[mine] % WARP)
                 view.data[elements[mine]] = value[threads[mine]]
             return None
         self.touch_threads(view, elements, threads, False)

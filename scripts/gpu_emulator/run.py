@@ -33,6 +33,7 @@ class Run(ArithOps, MemoryOps, WmmaOps):
         self.block_id = first_block + lane // self.lanes_per_block
         self.real = self.thread_id < block_size  # The threads that exist.
         self.epoch = 0
+        self.warp_syncs = np.zeros(self.warps, dtype=np.int64)  # Warp barriers passed.
         self.env: dict[str, object] = {}
         self.fragment_layouts: dict[str, bool] = {}  # WMMA fragment: loaded col-major?
 
@@ -223,6 +224,12 @@ class Run(ArithOps, MemoryOps, WmmaOps):
         if (mask != self.real).any():
             raise EmulationError("gpu.barrier not reached by every thread of the block")
         self.epoch += 1
+
+    def op_nvvm_bar_warp_sync(self, op, ins, mask):
+        """__syncwarp: the whole warp, orders its lanes' shared-memory accesses."""
+        if (ins[0][mask] != -1).any():
+            raise EmulationError("nvvm.bar.warp.sync with a mask other than the whole warp")
+        self.warp_syncs[self.active_warps(mask, op.name)] += 1
 
     def op_gpu_shuffle(self, op, ins, mask):
         value, offset, width = ins

@@ -44,8 +44,12 @@ MODELS = {
     "layer_norm_rows": (INPUTS / "layer_norm_rows.onnxtext", {}),
     "attention_scores": (INPUTS / "attention_scores.onnxtext", {}),
     "row_reductions": (INPUTS / "row_reductions.onnxtext", {}),
-    # Bias and residual adds as the MatMul's init (infer-cuda-adds-into-init).
+    # Bias and residual adds as the MatMul's init (infer-cuda-adds-into-init),
+    # computed by the tensor-core kernel itself (infer-cuda-fuse-epilogues).
     "dense_residual_norm": (INPUTS / "dense_residual_norm.onnxtext", {}),
+    # An MLP: bias + GELU after the first MatMul, bias + residual before the
+    # second, each in its tensor-core kernel (infer-cuda-fuse-epilogues).
+    "ffn_gelu": (INPUTS / "ffn_gelu.onnxtext", {}),
     # Q, K and V read through their head transposes (infer-cuda-fold-transposes).
     "attention_heads": (INPUTS / "attention_heads.onnxtext", {}),
 }
@@ -76,6 +80,12 @@ def feeds(model: onnx.ModelProto, shapes: dict, rng) -> dict[str, np.ndarray]:
     return result
 
 
+def assert_close(got, want):
+    """float32's tolerance; elements near zero of an output of large values
+    (long sums of products) get an absolute error of 1e-6 of the largest."""
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=max(1e-5, 1e-6 * np.abs(want).max()))
+
+
 def compile_and_emulate(tmp_path, name: str, flags: tuple[str, ...] = ()):
     path, shapes = MODELS[name]
     model = onnx_model(path)
@@ -99,7 +109,7 @@ def compile_and_emulate(tmp_path, name: str, flags: tuple[str, ...] = ()):
 def test_emulated_engine_matches_onnxruntime(tmp_path, name):
     expected, actual, _ = compile_and_emulate(tmp_path, name)
     for want, got in zip(expected, actual):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        assert_close(got, want)
 
 
 @pytest.mark.parametrize("name", ["matmul_staged", "conv_batch"])
@@ -107,7 +117,7 @@ def test_emulated_staged_tiles_match_onnxruntime(tmp_path, name):
     expected, actual, strategies = compile_and_emulate(tmp_path, name, ("--cuda-stage-tiles",))
     assert "staged_tiles" in strategies, strategies
     for want, got in zip(expected, actual):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        assert_close(got, want)
 
 
 @pytest.mark.parametrize("name", ROW_MODELS)
@@ -120,7 +130,7 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
     assert "rows" in strategies, strategies
     assert strategies <= {"rows", "tensor_cores", "vector"}, strategies
     for want, got in zip(expected, actual):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        assert_close(got, want)
 
 
 def test_row_kernel_barriers_are_checked(tmp_path):
@@ -146,22 +156,55 @@ def test_row_kernel_barriers_are_checked(tmp_path):
         try:
             run_launches(broken, buffers())
         except EmulationError as e:
-            assert "no barrier between" in str(e)
+            assert "barrier between" in str(e)
             refused += 1
     assert refused >= 4, (refused, len(barriers))
 
 
 def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
     """MatMul + bias + residual before a layer norm, and bias + MatMul: each
-    is an init kernel and a tensor-core kernel that accumulates onto it (no
-    fill, no add after), then one row kernel for the layer norm."""
+    is one tensor-core kernel that computes bias (+ residual) as its initial
+    value and accumulates onto it (no fill, no add after), then one row
+    kernel for the layer norm."""
     expected, actual, _ = compile_and_emulate(tmp_path, "dense_residual_norm")
     engine = tmp_path / "dense_residual_norm.engine"
     _, plan, _, _ = read_engine(engine)
-    assert [l["strategy"] for l in plan["launches"]] == [
-        "vector", "tensor_cores", "rows", "vector", "tensor_cores"]
+    assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores", "rows", "tensor_cores"]
+    assert set(plan["launches"][0]["nodes"]) == {"MatMul_0", "Add_1", "Add_2"}
     for want, got in zip(expected, actual):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        assert_close(got, want)
+
+
+def test_mlp_is_two_tensor_core_kernels(tmp_path):
+    """MatMul, bias, GELU, MatMul, bias, residual: two launches, each a
+    tensor-core kernel with its neighbours inside (the fills, bias + GELU
+    after the first, bias + residual before the second)."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "ffn_gelu")
+    _, plan, _, _ = read_engine(tmp_path / "ffn_gelu.engine")
+    assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores", "tensor_cores"]
+    assert {"MatMul_0", "Add_1", "Erf_4", "Mul_9"} <= set(plan["launches"][0]["nodes"])
+    assert set(plan["launches"][1]["nodes"]) == {"MatMul_10", "Add_11", "Add_12"}
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_warp_barriers_of_prologues_and_epilogues_are_checked(tmp_path):
+    """A fused epilogue reads, lane by lane, the tile a WMMA store left in
+    shared memory; a fused prologue's lanes write the tile a WMMA load then
+    reads. Without the warp barrier (bar.warp.sync) between, lanes could
+    see stale memory: the emulator must refuse each kernel without it."""
+    from gpu_emulator import EmulationError, run_launches
+    compile_and_emulate(tmp_path, "ffn_gelu")
+    lines = (tmp_path / "ffn_gelu-kernels" / "kernels.mlir").read_text().splitlines()
+    syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
+    assert len(syncs) == 2, syncs  # kernel_0's epilogue, kernel_1's prologue.
+    rng = np.random.default_rng(0)
+    # x, w1, b1, w2, b2, y, and the arena (2 x 2 x 32 x 256 floats).
+    sizes = (2 * 32 * 64, 64 * 256, 256, 256 * 64, 64, 2 * 32 * 64, 2 * 2 * 32 * 256)
+    for index in syncs:
+        broken = "\n".join(line for i, line in enumerate(lines) if i != index)
+        with pytest.raises(EmulationError, match="no warp barrier between"):
+            run_launches(broken, [rng.standard_normal(n).astype(np.float32) for n in sizes])
 
 
 def test_head_transposes_are_read_through(tmp_path):
@@ -175,7 +218,7 @@ def test_head_transposes_are_read_through(tmp_path):
     assert ["MatMul_10", "Transpose_11"] in [l["nodes"] for l in plan["launches"]]
     assert [l["strategy"] for l in plan["launches"]].count("tensor_cores") == 2
     for want, got in zip(expected, actual):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        assert_close(got, want)
 
 
 def test_the_models_cover_every_strategy(tmp_path):

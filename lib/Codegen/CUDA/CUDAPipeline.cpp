@@ -90,9 +90,16 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createFuseRowsPass());
     pm.addPass(createCSEPass()); // A producer read through two slices is fused twice.
   }
+  bool fuseEpilogues =
+      options.allowTF32 && options.fuse && options.fuseEpilogues && !options.stageTiles;
+  if (fuseEpilogues)
+    pm.addPass(createPrepareEpiloguesPass()); // After the last CSE.
   addBufferizationPasses(pm);
   pm.addPass(createStaticReshapesPass());
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.
+  // The staged-tile kernels have no prologue or epilogue (yet).
+  if (fuseEpilogues)
+    pm.addPass(createFuseEpiloguesPass());
   pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
   pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles));

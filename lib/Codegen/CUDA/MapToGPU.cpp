@@ -31,6 +31,7 @@
 #include "ParallelLoops.h"
 #include "RowKernels.h"
 #include "StagedTiles.h"
+#include "TensorCoreFusion.h"
 #include "TensorCores.h"
 #include "VectorAccesses.h"
 
@@ -118,7 +119,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect,
-                    vector::VectorDialect>();
+                    vector::VectorDialect, memref::MemRefDialect, NVVM::NVVMDialect>();
   }
 
   MapToGPUPass() = default;
@@ -212,6 +213,68 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return finishKernel(func, "infer.staged_tiles", LaunchConfig{block, grid, "staged_tiles"});
   }
 
+  /// The contraction and its prologue and epilogue, if `kernel`'s work is
+  /// a group that infer-cuda-fuse-epilogues made (an scf.execute_region).
+  static std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> groupOf(Operation *kernel) {
+    scf::ExecuteRegionOp group;
+    kernel->walk([&](scf::ExecuteRegionOp op) { group = op; });
+    if (!group)
+      return std::nullopt;
+    std::pair<linalg::LinalgOp, TensorCoreFusion> result;
+    for (Operation &op : group.getRegion().front().without_terminator()) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (!linalgOp)
+        continue;
+      if (!result.first && tensorCoreShape(linalgOp))
+        result.first = linalgOp;
+      else if (!result.first)
+        result.second.prologue = linalgOp;
+      else
+        result.second.epilogue = dyn_cast<linalg::GenericOp>(op);
+    }
+    if (!result.first)
+      return std::nullopt;
+    return result;
+  }
+
+  /// The WMMA kernel for `kernel`, whose work is `contraction` with
+  /// `fusion`; failure (and no gpu.func) if its layout does not suit WMMA.
+  FailureOr<LaunchConfig> buildTensorCores(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                                           ModuleOp module, linalg::LinalgOp contraction,
+                                           const TensorCoreFusion &fusion) {
+    ContractionShape shape = *tensorCoreShape(contraction);
+    TensorCorePlan plan = planTensorCoreKernel(shape);
+    MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), plan, fusion);
+    SmallVector<Type> workgroup;
+    if (scratchType)
+      workgroup.push_back(scratchType);
+    SmallVector<Operation *> work;
+    gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
+    Value scratch;
+    if (scratchType) {
+      scratch = func.getWorkgroupAttributions()[0];
+      alignForWMMA(func, 0);
+    }
+    // The clones of the contraction and of its prologue and epilogue.
+    Operation *root = work.size() == 1 ? work.front() : nullptr;
+    std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clones;
+    if (root && isa<scf::ExecuteRegionOp>(root))
+      clones = groupOf(root);
+    else if (auto op = dyn_cast_if_present<linalg::LinalgOp>(root))
+      clones = std::make_pair(op, TensorCoreFusion());
+    OpBuilder b(root ? root : func.getOperation());
+    FailureOr<std::pair<int64_t, int64_t>> launch =
+        clones ? buildTensorCoreKernel(b, clones->first, shape, plan, scratch, clones->second)
+               : FailureOr<std::pair<int64_t, int64_t>>(failure());
+    if (failed(launch)) {
+      func.erase();
+      return failure();
+    }
+    root->erase();
+    return finishKernel(func, "infer.tensor_cores",
+                        LaunchConfig{launch->second, launch->first, "tensor_cores"});
+  }
+
   /// The gpu.func for `kernel`, and its launch configuration.
   FailureOr<LaunchConfig> buildKernel(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
                                       ModuleOp module) {
@@ -225,6 +288,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return finishKernel(func, "infer.row_kernel",
                           LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
     }
+    if (auto group = groupOf(kernel)) {
+      FailureOr<LaunchConfig> config =
+          buildTensorCores(kernel, gpuModule, module, group->first, group->second);
+      if (failed(config))
+        return kernel.emitError("internal: cannot build the fused tensor-core kernel");
+      return config;
+    }
     SmallVector<linalg::LinalgOp> linalgOps;
     kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     if (allowTF32 && linalgOps.size() == 1) {
@@ -234,29 +304,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                 buildStagedTiles(kernel, gpuModule, module, linalgOps.front(), *shape))
           return *config;
       if (shape && fitsTensorCoreTiles(*shape)) {
-        TensorCorePlan plan = planTensorCoreKernel(*shape);
-        MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), plan);
-        SmallVector<Type> workgroup;
-        if (scratchType)
-          workgroup.push_back(scratchType);
-        SmallVector<Operation *> work;
-        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
-        Value scratch;
-        if (scratchType) {
-          scratch = func.getWorkgroupAttributions()[0];
-          alignForWMMA(func, 0);
-        }
-        auto op = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
-        OpBuilder b(op ? op.getOperation() : func.getOperation());
-        FailureOr<std::pair<int64_t, int64_t>> launch =
-            op ? buildTensorCoreKernel(b, op, *shape, plan, scratch)
-               : FailureOr<std::pair<int64_t, int64_t>>(failure());
-        if (succeeded(launch)) {
-          op->erase();
-          return finishKernel(func, "infer.tensor_cores",
-                              LaunchConfig{launch->second, launch->first, "tensor_cores"});
-        }
-        func.erase(); // The layout does not suit WMMA: the SIMT path below.
+        FailureOr<LaunchConfig> config =
+            buildTensorCores(kernel, gpuModule, module, linalgOps.front(), {});
+        if (succeeded(config))
+          return config; // Else the layout does not suit WMMA: the SIMT path below.
       }
     }
 
@@ -433,4 +484,6 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createFuseRowsPass(); });
   registerPass([] { return createAddsIntoInitPass(); });
   registerPass([] { return createFoldTransposesPass(); });
+  registerPass([] { return createFuseEpiloguesPass(); });
+  registerPass([] { return createPrepareEpiloguesPass(); });
 }

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
+#include "TensorCoreFusion.h"
 #include "Delinearize.h"
 #include "IndexMath.h"
 #include "LoopStrides.h"
@@ -38,6 +39,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -211,8 +213,9 @@ TensorCorePlan mlir::infer::planTensorCoreKernel(const ContractionShape &s) {
   return plan;
 }
 
-MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan) {
-  if (plan.kSplit == 1)
+MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan,
+                                              const TensorCoreFusion &fusion) {
+  if (plan.kSplit == 1 && !fusion.needsScratch())
     return {};
   return MemRefType::get({kWarpsPerBlock, kTileM, kTileN}, Float32Type::get(ctx), AffineMap(),
                          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -220,7 +223,8 @@ MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCore
 
 FailureOr<std::pair<int64_t, int64_t>>
 mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
-                                   const TensorCorePlan &plan, Value scratch) {
+                                   const TensorCorePlan &plan, Value scratch,
+                                   const TensorCoreFusion &fusion) {
   std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, s);
   if (!layout)
     return failure();
@@ -267,18 +271,47 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   int64_t leadA = layout->transposeA ? layout->a[s.k] : layout->a[dimM];
   int64_t leadB = layout->transposeB ? layout->b[dimN] : layout->b[s.k];
   int64_t leadC = layout->c[dimM];
-  auto loadC = [&] {
-    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, c, indices(2), lead(leadC),
-                                                UnitAttr())
-        .getResult();
+  // A fused prologue or epilogue passes the tile through the warp's own
+  // 16x16 floats of scratch (part 0's, with a split: the others publish
+  // into theirs), the lanes and the fragment ops meeting at warp barriers.
+  Value zeroIndex = e.cst(0);
+  SmallVector<Value> slot = {warpInBlock, zeroIndex, zeroIndex};
+  auto syncWarp = [&] {
+    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
   };
+  SmallVector<Value> tileLoop; // Set below, before the k loop changes loopIndex.
+  auto runElementwise = [&](linalg::LinalgOp fused, bool isPrologue) {
+    emitTileOfElementwise(b, loc, op, s, cast<linalg::GenericOp>(fused.getOperation()),
+                          isPrologue, tileLoop, dimM, dimN, scratch, warpInBlock);
+  };
+  // C's value before the products: loaded, or the prologue's.
+  auto initialC = [&]() -> Value {
+    if (!fusion.prologue)
+      return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, c, indices(2), lead(leadC),
+                                                  UnitAttr());
+    if (auto fill = dyn_cast<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
+      return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, fill.value());
+    runElementwise(fusion.prologue, /*isPrologue=*/true);
+    syncWarp();
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, scratch, slot, lead(kTileN),
+                                                UnitAttr());
+  };
+  // C's final value stored, or fed to the epilogue.
   auto storeC = [&](Value value) {
-    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, c, indices(2), lead(leadC), UnitAttr());
+    if (!fusion.epilogue) {
+      gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, c, indices(2), lead(leadC),
+                                            UnitAttr());
+      return;
+    }
+    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, scratch, slot, lead(kTileN), UnitAttr());
+    syncWarp();
+    runElementwise(fusion.epilogue, /*isPrologue=*/false);
   };
 
   // The warp's partial sum over its k slice. Without a split it starts
   // from C (linalg accumulates into its output); with one, from zero, and
   // part 0 adds C at the end.
+  tileLoop.assign(loopIndex.begin(), loopIndex.end());
   Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   auto zeros = [&] {
     return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, zeroF32).getResult();
@@ -287,7 +320,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   b.setInsertionPointToStart(&guard.getElseRegion().front());
   scf::YieldOp::create(b, loc, zeros());
   b.setInsertionPointToStart(&guard.getThenRegion().front());
-  Value init = split == 1 ? loadC() : zeros();
+  Value init = split == 1 ? initialC() : zeros();
   int64_t sliceLength = s.kRange() / split;
   Value sliceStart = e.mul(part, sliceLength);
   auto loop =
@@ -319,7 +352,6 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   // Parts 1.. publish their sums; after the barrier (reached by every
   // warp: it stays outside the guards) part 0 adds them, in a fixed
   // order, to C.
-  Value zeroIndex = e.cst(0);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, zeroIndex);
   Value publishes = arith::AndIOp::create(
       b, loc, inside, arith::XOrIOp::create(b, loc, isFirst,
@@ -335,7 +367,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
       scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, inside, isFirst), false);
   b.setInsertionPointToStart(&combine.getThenRegion().front());
   Value result = gpu::SubgroupMmaElementwiseOp::create(
-      b, loc, typeC, ValueRange{loadC(), sum}, gpu::MMAElementwiseOp::ADDF);
+      b, loc, typeC, ValueRange{initialC(), sum}, gpu::MMAElementwiseOp::ADDF);
   for (int64_t j = 1; j < split; ++j) {
     Value other = gpu::SubgroupMmaLoadMatrixOp::create(
         b, loc, typeC, scratch,

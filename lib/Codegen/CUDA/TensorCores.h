@@ -14,6 +14,10 @@
 
 namespace mlir::infer {
 
+/// On a contraction (infer-cuda-prepare-epilogues): its result has one
+/// user, which alone reads it.
+inline constexpr llvm::StringLiteral kReadOnceAttr = "infer.read_once";
+
 /// The TF32 WMMA tile: 16 (m) x 16 (n) x 8 (k).
 inline constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8;
 
@@ -82,19 +86,22 @@ struct TensorCorePlan {
 };
 TensorCorePlan planTensorCoreKernel(const ContractionShape &shape);
 
-/// The shared memory `plan`'s kernel needs (a 16x16 float tile a warp), or
-/// null when it needs none.
-MemRefType tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan);
+struct TensorCoreFusion;
 
-/// Emits the WMMA kernel body for `op` (on memrefs) at `b`'s insertion
+/// The shared memory `plan`'s kernel with `fusion` needs (a 16x16 float
+/// tile a warp), or null when it needs none.
+MemRefType tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan,
+                                 const TensorCoreFusion &fusion);
+
+/// Emits the WMMA kernel body for `op` (on memrefs), with the prologue
+/// and epilogue of `fusion` (TensorCoreFusion.h), at `b`'s insertion
 /// point; `scratch` is the kernel's workgroup buffer of
 /// tensorCoreScratchType (null when that is null). Returns {grid, block},
 /// or failure (nothing emitted) when the operands' layout does not suit
 /// WMMA.
-FailureOr<std::pair<int64_t, int64_t>> buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op,
-                                                             const ContractionShape &shape,
-                                                             const TensorCorePlan &plan,
-                                                             Value scratch);
+FailureOr<std::pair<int64_t, int64_t>>
+buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &shape,
+                      const TensorCorePlan &plan, Value scratch, const TensorCoreFusion &fusion);
 
 } // namespace mlir::infer
 

@@ -45,6 +45,9 @@ struct CUDACodegenOptions {
   /// A row's reductions and elementwise ops (softmax, layer norm) become one
   /// kernel with a block a row (infer-cuda-fuse-rows).
   bool fuseRows = true;
+  /// A tensor-core contraction and the ops that make its initial value
+  /// and read its result become one kernel (infer-cuda-fuse-epilogues).
+  bool fuseEpilogues = true;
   bool printIRAfterAll = false;
   /// Keep the kernels as gpu.funcs, before their lowering to NVVM, in
   /// CUDAArtifacts::kernelsMLIR (for --dump-kernels).
@@ -122,6 +125,13 @@ std::unique_ptr<Pass> createFoldTransposesPass();
 /// infer-cuda-fuse-rows (FuseRows.cpp): softmax, layer norm and the like as
 /// one loop over the rows.
 std::unique_ptr<Pass> createFuseRowsPass();
+/// infer-cuda-fuse-epilogues (FuseEpilogues.cpp, on memrefs): a tensor-core
+/// contraction with its fill or initial-value op and its elementwise
+/// consumer, grouped for one kernel.
+std::unique_ptr<Pass> createFuseEpiloguesPass();
+/// infer-cuda-prepare-epilogues (PrepareEpilogues.cpp, on tensors): a fill
+/// per tensor-core candidate; contractions read once marked.
+std::unique_ptr<Pass> createPrepareEpiloguesPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

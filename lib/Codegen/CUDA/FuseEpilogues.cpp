@@ -1,0 +1,237 @@
+//===- FuseEpilogues.cpp - a tensor-core kernel's prologue and epilogue ----===//
+//
+// infer-cuda-fuse-epilogues, on memrefs after the arena is planned and
+// before infer-outline-kernels. A float32 contraction bound for the tensor
+// cores usually comes with two more kernels around it: before it, the
+// fill of C with zeros (or infer-cuda-adds-into-init's generic that writes
+// bias + residual into C), and after it, the elementwise op that reads C
+// (bias and GELU, a scale). Each is a launch and a round trip of C through
+// global memory. This pass puts such a producer, the contraction and such
+// a consumer into one scf.execute_region, which the outliner makes one
+// kernel and infer-cuda-map-to-gpu one WMMA kernel with a prologue and an
+// epilogue (TensorCoreFusion.cpp): the sums start from the fill's value or
+// the producer's, and the consumer gets them from registers by way of
+// shared memory; C itself is then never read, and with a consumer never
+// written.
+//
+// When that is safe, on memrefs:
+//   - the three are neighbours among the entry's kernels, so moving them
+//     together reorders nothing;
+//   - the contraction takes the tensor-core path as it is (whole tiles,
+//     WMMA's layout rules) and the producer and consumer address C element
+//     for element (canFuseIntoTensorCores);
+//   - with a consumer, C is not needed after it: the consumer was its one
+//     user on tensors (infer-cuda-prepare-epilogues marks that; on memrefs
+//     the arena gives every layer's C one buffer), or the consumer writes
+//     over all of C in place;
+//   - what the kernel writes (the consumer's outputs, else C) overlaps
+//     nothing it reads (A, B, the producer's and consumer's inputs), since
+//     other warps still read those: an arena buffer that the planner
+//     reused for the consumer's output while A died at the contraction
+//     would otherwise be overwritten under them. The one exception is a
+//     consumer reading and writing one buffer through one map (in place):
+//     each element is read before it is written, by the same lane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorCoreFusion.h"
+#include "TensorCores.h"
+
+#include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::infer;
+
+namespace {
+
+/// The bytes a memref may touch: its storage root's base (a function
+/// argument, an allocation), and a byte range of it. An arena buffer
+/// (memref.view at a constant offset) is its range of the arena; anything
+/// else may be all of its base.
+struct Bytes {
+  Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+
+Bytes bytesOf(Value memref) {
+  Value root = storageRoot(memref);
+  Bytes bytes{root};
+  auto view = root.getDefiningOp<memref::ViewOp>();
+  if (!view)
+    return bytes;
+  auto type = cast<MemRefType>(view.getType());
+  std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+  if (!shift || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return bytes;
+  bytes.base = view.getSource();
+  bytes.begin = *shift;
+  bytes.end = *shift + type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  return bytes;
+}
+
+bool mayOverlap(Value x, Value y) {
+  Bytes a = bytesOf(x), b = bytesOf(y);
+  return a.base == b.base && a.begin < b.end && b.begin < a.end;
+}
+
+/// Whether the kernel need not store C when it has `epilogue`: C is read
+/// by the epilogue alone (infer-cuda-prepare-epilogues marked it), or the
+/// epilogue writes over all of C (in place) and leaves it as it would.
+bool resultUnneeded(linalg::LinalgOp contraction, linalg::GenericOp epilogue) {
+  Value root = storageRoot(contraction.getDpsInits()[0]);
+  return contraction->hasAttr(kReadOnceAttr) ||
+         llvm::any_of(epilogue.getDpsInits(),
+                      [&](Value init) { return storageRoot(init) == root; });
+}
+
+/// The memrefs `op` reads: its inputs, and its outputs whose old value
+/// its payload uses.
+SmallVector<OpOperand *> readOperands(linalg::LinalgOp op) {
+  SmallVector<OpOperand *> reads;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (op.isDpsInput(&operand) || op.payloadUsesValueFromOperand(&operand))
+      reads.push_back(&operand);
+  }
+  return reads;
+}
+
+/// Whether the kernel of `contraction` with `prologue` and `epilogue`
+/// writes nothing that it also reads (see the file comment).
+bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologue,
+                          linalg::GenericOp epilogue) {
+  Value c = contraction.getDpsInits()[0];
+  SmallVector<OpOperand *> writes;
+  if (epilogue)
+    for (OpOperand &init : epilogue.getDpsInitsMutable())
+      writes.push_back(&init);
+  else
+    writes.push_back(&contraction.getDpsInitsMutable()[0]);
+  SmallVector<OpOperand *> reads;
+  for (OpOperand *input : contraction.getDpsInputOperands())
+    reads.push_back(input);
+  if (prologue) // Its inputs but C in place (canFuseIntoTensorCores checked that).
+    for (OpOperand *input : readOperands(prologue))
+      if (prologue.isDpsInput(input) && storageRoot(input->get()) != storageRoot(c))
+        reads.push_back(input);
+  if (epilogue)
+    for (OpOperand *read : readOperands(epilogue))
+      if (storageRoot(read->get()) != storageRoot(c)) // C comes from registers.
+        reads.push_back(read);
+  for (OpOperand *write : writes)
+    for (OpOperand *read : reads) {
+      if (!mayOverlap(write->get(), read->get()))
+        continue;
+      bool inPlace = epilogue && write->getOwner() == epilogue && read->getOwner() == epilogue &&
+                     write->get() == read->get() &&
+                     epilogue.getMatchingIndexingMap(write) == epilogue.getMatchingIndexingMap(read);
+      if (!inPlace)
+        return false;
+    }
+  return true;
+}
+
+struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseEpiloguesPass)
+  StringRef getArgument() const final { return "infer-cuda-fuse-epilogues"; }
+  StringRef getDescription() const final {
+    return "Group a tensor-core contraction with the fill or elementwise op that makes its "
+           "initial value and the elementwise op that reads its result, for one kernel";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<scf::SCFDialect>();
+  }
+
+  /// The contraction if `op` runs on the tensor cores as it is.
+  static std::optional<ContractionShape> tensorCoreContraction(Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+      return std::nullopt;
+    std::optional<ContractionShape> shape = tensorCoreShape(linalgOp);
+    if (!shape || !fitsTensorCoreTiles(*shape) || !checkTensorCoreLayout(linalgOp, *shape))
+      return std::nullopt;
+    return shape;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp entry = lookupEntryFunction(getOperation());
+    if (!entry || entry.isExternal())
+      return;
+    // The entry's kernels, in order (views and constants are pure).
+    SmallVector<Operation *> kernels;
+    for (Operation &op : entry.getBody().front().without_terminator())
+      if (!isPure(&op))
+        kernels.push_back(&op);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      std::optional<ContractionShape> shape = tensorCoreContraction(kernels[i]);
+      if (!shape)
+        continue;
+      auto contraction = cast<linalg::LinalgOp>(kernels[i]);
+      linalg::LinalgOp prologue =
+          i > 0 ? dyn_cast<linalg::LinalgOp>(kernels[i - 1]) : linalg::LinalgOp();
+      linalg::GenericOp epilogue = i + 1 < kernels.size()
+                                       ? dyn_cast<linalg::GenericOp>(kernels[i + 1])
+                                       : linalg::GenericOp();
+      if (prologue && (prologue->getParentOp() != entry ||
+                       !canFuseIntoTensorCores(contraction, *shape, prologue, {})))
+        prologue = {};
+      if (epilogue && !canFuseIntoTensorCores(contraction, *shape, prologue, epilogue))
+        epilogue = {};
+      SmallVector<Operation *> group;
+      if (prologue)
+        group.push_back(prologue);
+      group.push_back(contraction);
+      if (epilogue) {
+        group.push_back(epilogue);
+        if (!resultUnneeded(contraction, epilogue)) {
+          group.pop_back();
+          epilogue = {};
+        }
+      }
+      if (!writesApartFromReads(contraction, prologue, epilogue)) {
+        if (epilogue) {
+          group.pop_back();
+          epilogue = {};
+        }
+        if (!writesApartFromReads(contraction, prologue, epilogue))
+          continue;
+      }
+      if (group.size() == 1)
+        continue;
+      wrap(group); // An epilogue moved in is no longer the next one's prologue candidate.
+    }
+  }
+
+  /// One scf.execute_region (no results, not to be inlined) holding
+  /// `group`, where its last op was.
+  static void wrap(ArrayRef<Operation *> group) {
+    Operation *last = group.back();
+    OpBuilder b(last);
+    SmallVector<Location> locations;
+    for (Operation *op : group)
+      locations.push_back(op->getLoc());
+    Location loc = b.getFusedLoc(locations);
+    auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+    region.setNoInline(true);
+    Block *body = b.createBlock(&region.getRegion());
+    b.setInsertionPointToStart(body);
+    auto yield = scf::YieldOp::create(b, loc);
+    for (Operation *op : group)
+      op->moveBefore(yield);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::infer::createFuseEpiloguesPass() {
+  return std::make_unique<FuseEpiloguesPass>();
+}

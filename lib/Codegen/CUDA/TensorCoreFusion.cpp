@@ -1,0 +1,258 @@
+//===- TensorCoreFusion.cpp - a contraction's producer and consumer in its kernel ===//
+//
+// A tensor-core kernel holds a 16x16 tile of C in a warp's WMMA fragment,
+// whose layout across the lanes PTX leaves unspecified. To run an
+// elementwise op on the tile, the warp stores the fragment to shared memory
+// (16x16 floats a warp), synchronizes, and each lane then takes 8 of the
+// 256 elements, reading and writing the op's other operands in global
+// memory at that element's position; a prologue goes the other way (lanes
+// write, the fragment is loaded). The position: the element's offset in
+// C's contiguous storage, C's loops to its row and column, taken apart
+// again by the op's own strides over its loops. That is why both must walk
+// the same contiguous elements: then any reshape between the views works.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorCoreFusion.h"
+#include "IndexMath.h"
+#include "LoopStrides.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+Value mlir::infer::storageRoot(Value memref) {
+  // Any op that makes a memref of a memref is taken for a view of it (not
+  // all views implement ViewLikeOpInterface: memref.transpose does not).
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::ViewOp>(def))
+      break;
+    auto source = llvm::find_if(def->getOperands(),
+                                [](Value v) { return isa<MemRefType>(v.getType()); });
+    if (source == def->operand_end())
+      break;
+    memref = *source;
+  }
+  return memref;
+}
+
+namespace {
+
+/// How an operand's loops walk a contiguous run of memory: its first
+/// element's offset (in elements, from the storage root's base pointer),
+/// the number of elements, and its loop dims with their strides, the
+/// largest stride first. Loops that do not move the operand (a
+/// contraction's k) and unit loops are left out.
+struct DenseWalk {
+  int64_t offset = 0, size = 1;
+  SmallVector<std::pair<unsigned, int64_t>> dims;
+};
+
+/// The walk of `value` (indexed by `map` over loops of `ranges`), if it is
+/// dense: each stride the product of the ranges inside it. Loops along
+/// which it does not move are allowed only with `allowStill` (else the
+/// op would read one element for several positions).
+std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t> ranges,
+                                   bool allowStill) {
+  auto strides = loopStrides(value, map);
+  if (!strides)
+    return std::nullopt;
+  DenseWalk walk;
+  walk.offset = strides->second;
+  for (auto [dim, stride] : llvm::enumerate(strides->first)) {
+    if (ranges[dim] == 1)
+      continue;
+    if (stride == 0) {
+      if (!allowStill)
+        return std::nullopt;
+      continue;
+    }
+    walk.dims.push_back({static_cast<unsigned>(dim), stride});
+  }
+  llvm::stable_sort(walk.dims, [](auto x, auto y) { return x.second > y.second; });
+  for (auto it = walk.dims.rbegin(); it != walk.dims.rend(); ++it) {
+    if (it->second != walk.size)
+      return std::nullopt;
+    walk.size *= ranges[it->first];
+  }
+  return walk;
+}
+
+/// Whether two walks cover the same elements.
+bool sameElements(const DenseWalk &x, const DenseWalk &y) {
+  return x.offset == y.offset && x.size == y.size;
+}
+
+/// Whether two walks of one op's loops reach the same element at each
+/// loop point.
+bool sameOrder(const DenseWalk &x, const DenseWalk &y) {
+  return x.offset == y.offset && x.dims == y.dims;
+}
+
+/// The walk of the contraction's output over its loops.
+std::optional<DenseWalk> outputWalk(linalg::LinalgOp contraction, const ContractionShape &shape) {
+  OpOperand &init = contraction.getDpsInitsMutable()[0];
+  return denseWalk(init.get(), contraction.getMatchingIndexingMap(&init), shape.ranges,
+                   /*allowStill=*/true);
+}
+
+/// Whether `operand` of `op` is C: the same storage as the contraction's
+/// output.
+bool isContractionOutput(OpOperand &operand, linalg::LinalgOp contraction) {
+  return isa<MemRefType>(operand.get().getType()) &&
+         storageRoot(operand.get()) == storageRoot(contraction.getDpsInits()[0]);
+}
+
+/// An operand `op` reads at its loop point through `map`: each index a
+/// loop dim or a constant.
+bool indexableAtPoint(AffineMap map) {
+  return llvm::all_of(map.getResults(),
+                      [](AffineExpr e) { return isa<AffineDimExpr, AffineConstantExpr>(e); });
+}
+
+/// An elementwise generic that writes (a prologue) or reads (an epilogue)
+/// C element for element, and that can run a tile at a time:
+///   - every operand indexed by loop dims and constants;
+///   - every operand that is C's storage walks all of C, and all of them
+///     the same way: at each loop point they are one element, the one the
+///     lane owns. So a prologue may also read C (in place: bias + residual
+///     written over the residual, each element read before the kernel
+///     stores it), and an epilogue may write over C (never stored);
+///   - a prologue writes C alone, without reading its old value; an
+///     epilogue reads C, never through its outputs (C is not stored).
+bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
+                          const DenseWalk &output, bool isPrologue) {
+  if (op.getNumParallelLoops() != op.getNumLoops() || !op.hasPureBufferSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  if (isPrologue && op.getNumDpsInits() != 1)
+    return false;
+  std::optional<DenseWalk> cWalk;
+  bool readsC = false, writesC = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!indexableAtPoint(map))
+      return false;
+    bool isInit = op.isDpsInit(&operand);
+    if (!isContractionOutput(operand, contraction)) {
+      if (isPrologue && isInit)
+        return false;
+      continue;
+    }
+    if (isInit && !op.getMatchingBlockArgument(&operand).use_empty())
+      return false; // C's old value: neither the prologue's nor in memory.
+    std::optional<DenseWalk> walk = denseWalk(operand.get(), map, ranges, /*allowStill=*/false);
+    if (!walk || !sameElements(*walk, output) || (cWalk && !sameOrder(*walk, *cWalk)))
+      return false;
+    cWalk = walk;
+    (isInit ? writesC : readsC) = true;
+  }
+  return isPrologue ? writesC : readsC;
+}
+
+} // namespace
+
+bool mlir::infer::canFuseIntoTensorCores(linalg::LinalgOp contraction,
+                                         const ContractionShape &shape, linalg::LinalgOp prologue,
+                                         linalg::GenericOp epilogue) {
+  std::optional<DenseWalk> output = outputWalk(contraction, shape);
+  if (!output || !contraction.hasPureBufferSemantics())
+    return false;
+  if (auto fill = dyn_cast_if_present<linalg::FillOp>(prologue ? prologue.getOperation()
+                                                                : nullptr)) {
+    OpOperand &init = fill.getDpsInitsMutable()[0];
+    std::optional<DenseWalk> walk =
+        denseWalk(init.get(), fill.getMatchingIndexingMap(&init), fill.getStaticLoopRanges(),
+                  /*allowStill=*/false);
+    if (!isContractionOutput(init, contraction) || !walk || !sameElements(*walk, *output) ||
+        !fill.value().getType().isF32())
+      return false;
+  } else if (prologue) {
+    auto generic = dyn_cast<linalg::GenericOp>(prologue.getOperation());
+    if (!generic || !isFusableElementwise(generic, contraction, *output, /*isPrologue=*/true))
+      return false;
+  }
+  return !epilogue || isFusableElementwise(epilogue, contraction, *output, /*isPrologue=*/false);
+}
+
+void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contraction,
+                                        const ContractionShape &shape, linalg::GenericOp op,
+                                        bool isPrologue, ArrayRef<Value> tileLoop, unsigned dimM,
+                                        unsigned dimN, Value scratch, Value slot) {
+  IndexMath e{b, loc};
+  DenseWalk output = *outputWalk(contraction, shape);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // The operand through which the op sees C: its one output, or its first
+  // input that is C.
+  OpOperand *cOperand = &op.getDpsInitsMutable()[0];
+  if (!isPrologue)
+    cOperand = *llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *operand) {
+      return isContractionOutput(*operand, contraction);
+    });
+  DenseWalk walk = *denseWalk(cOperand->get(), op.getMatchingIndexingMap(cOperand), ranges,
+                              /*allowStill=*/false);
+
+  Value lane = e.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 32);
+  constexpr int64_t kPerLane = kTileM * kTileN / 32;
+  auto loop = scf::ForOp::create(b, loc, e.cst(0), e.cst(kPerLane), e.cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  // Lanes 0-15 take a row's 16 columns, lanes 16-31 the next row's.
+  Value element = e.add(e.mul(loop.getInductionVar(), 32), lane);
+  Value row = e.div(element, kTileN), column = e.rem(element, kTileN);
+  SmallVector<Value> point(tileLoop);
+  point[dimM] = e.add(point[dimM], row);
+  point[dimN] = e.add(point[dimN], column);
+  // The element's place in C's storage, then the op's loop point there.
+  Value linear = e.cst(0);
+  for (auto [dim, stride] : output.dims)
+    linear = e.add(linear, e.mul(point[dim], stride));
+  SmallVector<Value> at(ranges.size(), e.cst(0));
+  for (auto [dim, stride] : walk.dims)
+    at[dim] = e.rem(e.div(linear, stride), ranges[dim]);
+  auto indicesAt = [&](OpOperand &operand) {
+    SmallVector<Value> indices;
+    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+      indices.push_back(isa<AffineDimExpr>(expr)
+                            ? at[cast<AffineDimExpr>(expr).getPosition()]
+                            : e.cst(cast<AffineConstantExpr>(expr).getValue()));
+    return indices;
+  };
+  SmallVector<Value> slotIndices = {slot, row, column};
+
+  IRMapping map;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    Value value = operand.get();
+    if (!isPrologue && op.isDpsInput(&operand) && isContractionOutput(operand, contraction))
+      value = memref::LoadOp::create(b, loc, scratch, slotIndices);
+    else if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(b, loc, value, indicesAt(operand));
+    map.map(arg, value);
+  }
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), at[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  for (auto [operand, result] :
+       llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands())) {
+    Value value = map.lookupOrDefault(result);
+    if (isPrologue)
+      memref::StoreOp::create(b, loc, value, scratch, slotIndices);
+    else
+      memref::StoreOp::create(b, loc, value, operand.get(), indicesAt(operand));
+  }
+}

@@ -1,0 +1,64 @@
+//===- TensorCoreFusion.h - a contraction's producer and consumer in its kernel -*- C++ -*-===//
+//
+// Internal to lib/Codegen/CUDA; TensorCoreFusion.cpp says how it works.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INFER_OPT_LIB_CODEGEN_CUDA_TENSORCOREFUSION_H
+#define INFER_OPT_LIB_CODEGEN_CUDA_TENSORCOREFUSION_H
+
+#include "TensorCores.h"
+
+namespace mlir::infer {
+
+/// An op on memrefs that a tensor-core kernel runs with its contraction,
+/// a 16x16 tile at a time (infer-cuda-fuse-epilogues groups them):
+///   prologue: a linalg.fill of C, or an elementwise generic that writes
+///       all of C without reading it (the bias and residual that
+///       infer-cuda-adds-into-init made C's initial value); the kernel
+///       starts its sum from the prologue's values instead of loading C;
+///   epilogue: an elementwise generic that reads C (bias, GELU, scaling);
+///       the kernel applies it to its sums and writes the generic's outputs
+///       instead of storing C, which no one else reads.
+/// Both must address C's elements one to one: their loops walk the same
+/// contiguous elements as the contraction's output (through other views:
+/// a collapsed or expanded shape).
+struct TensorCoreFusion {
+  linalg::LinalgOp prologue;
+  linalg::GenericOp epilogue;
+  bool empty() const { return !prologue && !epilogue; }
+  /// Whether the kernel needs a 16x16 tile of shared memory a warp for
+  /// it: a generic's values pass through there (a fill does not).
+  bool needsScratch() const {
+    return epilogue || (prologue && !isa<linalg::FillOp>(*prologue));
+  }
+};
+
+/// Whether `prologue` (`epilogue`, either may be null) can run in the
+/// tensor-core kernel of `contraction` of shape `shape`: the element-wise
+/// conditions above; aliasing and order are the caller's.
+bool canFuseIntoTensorCores(linalg::LinalgOp contraction, const ContractionShape &shape,
+                            linalg::LinalgOp prologue, linalg::GenericOp epilogue);
+
+/// The value a memref view is taken of, through every view that keeps its
+/// base pointer (reshapes, subviews, casts): a function argument (input,
+/// weight, output, the arena), one buffer of the arena (memref.view
+/// moves the pointer, so it is a root) or an allocation.
+Value storageRoot(Value memref);
+
+/// Emits, for the 16x16 output tile whose top-left loop point of
+/// `contraction` is `tileLoop` (its m and n loop dims `dimM`, `dimN`: the
+/// tile's rows and columns), each lane's 8 of its 256 elements:
+///   prologue (`isPrologue`: `op` writes C): the prologue's value, stored to the tile
+///       `scratch[slot]` (shared memory, 16x16 floats a warp);
+///   epilogue (`op` reads C): the value in `scratch[slot]` fed to the
+///       epilogue, whose results are stored to its outputs.
+/// The caller synchronizes the warp around it.
+void emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contraction,
+                           const ContractionShape &shape, linalg::GenericOp op, bool isPrologue,
+                           ArrayRef<Value> tileLoop, unsigned dimM, unsigned dimN, Value scratch,
+                           Value slot);
+
+} // namespace mlir::infer
+
+#endif // INFER_OPT_LIB_CODEGEN_CUDA_TENSORCOREFUSION_H

@@ -1,0 +1,241 @@
+// RUN: infer-opt %s --split-input-file --infer-cuda-fuse-epilogues | FileCheck %s
+
+// The MLP pattern after bufferization: a fill of C, the MatMul into C (read
+// once: infer-cuda-prepare-epilogues marked it), and bias + ReLU reading C.
+// All three become one region, where the epilogue was.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}ins(%[[C:.*]], %arg2 :
+// CHECK: arith.maximumf
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: memref<32x64xf32>, %w: memref<64x32xf32>, %bias: memref<32xf32>,
+                %y: memref<32x32xf32>, %arena: memref<8192xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x64xf32>, memref<64x32xf32>) outs(%t : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<32x32xf32>, memref<32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The epilogue writes where A lies in the arena (the planner may reuse A's
+// bytes: A dies at the MatMul). In one kernel, warps still reading A would
+// see it overwritten, so only the fill joins the MatMul.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.generic {{.*}}ins(%{{.*}}, %arg1 :
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%w: memref<32x32xf32>, %bias: memref<32xf32>, %arena: memref<8192xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %x = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  %t = memref.view %arena[%c4096][] : memref<8192xi8> to memref<32x32xf32>
+  %y = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%t : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<32x32xf32>, memref<32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not marked read once: C may be read later, so the kernel must store it,
+// and the epilogue stays a kernel of its own.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.generic
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf32>,
+                %arena: memref<8192xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%t : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Bias + residual written over the residual, which is C's buffer (the
+// output, accumulated in place): an in-place prologue, each element read
+// before the kernel stores it. It joins; so does an epilogue that writes
+// over all of C in place (then C need not be read once).
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg2, %arg3 : {{.*}}outs(%arg3 :
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}ins(%arg3 : {{.*}}outs(%arg3 :
+// CHECK: scf.yield
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %bias: memref<32xf32>,
+                %y: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %y : memref<32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%b: f32, %r: f32, %out: f32):
+    %s = arith.addf %b, %r : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A prologue that reads C at other elements (its transpose) and a MatMul
+// whose k is not whole steps of 8 (not for the tensor cores as it is):
+// nothing is grouped.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: scf.execute_region
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf32>,
+                %x2: memref<32x12xf32>, %w2: memref<12x32xf32>, %y2: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%r: f32, %out: f32):
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x2, %w2 : memref<32x12xf32>, memref<12x32xf32>) outs(%y2 : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An epilogue that reads C twice, once through a transposed view: at a
+// loop point the two are different elements, and a lane owns only one,
+// so only the fill joins the MatMul.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.generic
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf32>,
+                %arena: memref<8192xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  %tt = memref.transpose %t (i, j) -> (j, i) : memref<32x32xf32> to memref<32x32xf32, strided<[1, 32]>>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%t : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %tt : memref<32x32xf32>, memref<32x32xf32, strided<[1, 32]>>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_t: f32, %out: f32):
+    %s = arith.addf %in, %in_t : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -99,11 +100,19 @@ struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<Mod
   }
 };
 
-/// The position in `block` of the op that is or contains `op`.
-int64_t topLevelPosition(Operation *op, Block &block,
-                         const llvm::DenseMap<Operation *, int64_t> &positions) {
-  Operation *ancestor = block.findAncestorOpInBlock(*op);
-  return ancestor ? positions.lookup(ancestor) : -1;
+/// The position until which the operands of the top-level op `user` must
+/// live: its own, or, for a contraction marked `infer.read_once` (by
+/// infer-cuda-prepare-epilogues: its one user may run in its kernel, as an
+/// epilogue), that of the next linalg op, lest the planner put the
+/// epilogue's output where a still-read input was.
+int64_t operandsLiveUntil(Operation *user, const llvm::DenseMap<Operation *, int64_t> &positions) {
+  int64_t position = positions.lookup(user);
+  if (!user->hasAttr("infer.read_once"))
+    return position;
+  for (Operation *next = user->getNextNode(); next; next = next->getNextNode())
+    if (isa<linalg::LinalgOp>(next))
+      return positions.lookup(next);
+  return position;
 }
 
 /// The last top-level position at which the buffer `alloc` or anything
@@ -119,7 +128,8 @@ std::optional<int64_t> lastUse(memref::AllocOp alloc, Block &block,
       Operation *user = use.getOwner();
       if (user == block.getTerminator())
         return std::nullopt;
-      last = std::max(last, topLevelPosition(user, block, positions));
+      Operation *ancestor = block.findAncestorOpInBlock(*user);
+      last = std::max(last, ancestor ? operandsLiveUntil(ancestor, positions) : -1);
       // Conservatively, any memref an op returns may alias its operands
       // (views, casts, reshapes, loops carrying the buffer).
       for (Value result : user->getResults())

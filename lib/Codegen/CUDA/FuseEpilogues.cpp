@@ -15,8 +15,10 @@
 // written.
 //
 // When that is safe, on memrefs:
-//   - the three are neighbours among the entry's kernels, so moving them
-//     together reorders nothing;
+//   - the contraction and the consumer are neighbours among the entry's
+//     kernels; the producer is the last kernel before that touched C, and
+//     the kernels in between touch none of its operands, so moving the
+//     three together reorders nothing that matters;
 //   - the contraction takes the tensor-core path as it is (whole tiles,
 //     WMMA's layout rules) and the producer and consumer address C element
 //     for element (canFuseIntoTensorCores);
@@ -80,6 +82,39 @@ Bytes bytesOf(Value memref) {
 bool mayOverlap(Value x, Value y) {
   Bytes a = bytesOf(x), b = bytesOf(y);
   return a.base == b.base && a.begin < b.end && b.begin < a.end;
+}
+
+/// Whether `kernel` (an op of the entry, with any regions) may touch the
+/// bytes of `memref`.
+bool touches(Operation *kernel, Value memref) {
+  WalkResult result = kernel->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && mayOverlap(operand, memref))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// The kernel before `kernels[i]` (a contraction) that last touched its
+/// output, if it is a linalg op that can move down to it: the kernels in
+/// between touch neither its operands nor the output. (A fill, then a
+/// weight copied into its home, then the contraction.)
+linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
+  Value c = cast<linalg::LinalgOp>(kernels[i]).getDpsInits()[0];
+  for (size_t j = i; j-- > 0;) {
+    if (!touches(kernels[j], c))
+      continue;
+    auto candidate = dyn_cast<linalg::LinalgOp>(kernels[j]);
+    if (!candidate)
+      return {};
+    for (Operation *between : kernels.slice(j + 1, i - j - 1))
+      for (Value operand : candidate->getOperands())
+        if (isa<MemRefType>(operand.getType()) && touches(between, operand))
+          return {};
+    return candidate;
+  }
+  return {};
 }
 
 /// Whether the kernel need not store C when it has `epilogue`: C is read
@@ -176,8 +211,7 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       if (!shape)
         continue;
       auto contraction = cast<linalg::LinalgOp>(kernels[i]);
-      linalg::LinalgOp prologue =
-          i > 0 ? dyn_cast<linalg::LinalgOp>(kernels[i - 1]) : linalg::LinalgOp();
+      linalg::LinalgOp prologue = prologueCandidate(kernels, i);
       linalg::GenericOp epilogue = i + 1 < kernels.size()
                                        ? dyn_cast<linalg::GenericOp>(kernels[i + 1])
                                        : linalg::GenericOp();

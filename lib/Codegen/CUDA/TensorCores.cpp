@@ -13,7 +13,9 @@
 //       loads C, accumulates A x B over k in steps of 8 straight from
 //       global memory (L1/L2 serve the reuse), and stores C back. Loading
 //       C first keeps linalg's accumulate semantics (the output holds the
-//       fill or bias, or the first part of a split k).
+//       fill or bias, or the first part of a split k). With a fused
+//       prologue or epilogue (TensorCoreFusion.h) the kernel makes C's
+//       initial value itself, or feeds its sums to an elementwise op.
 //   planTensorCoreKernel: each step waits for its fragment loads, so a
 //       warp is bound by memory latency. The k loop is unrolled (4 or 2
 //       steps' loads in flight), and when the op has too few output tiles
@@ -309,8 +311,8 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   };
 
   // The warp's partial sum over its k slice. Without a split it starts
-  // from C (linalg accumulates into its output); with one, from zero, and
-  // part 0 adds C at the end.
+  // from C's initial value (linalg accumulates into its output); with one,
+  // from zero, and part 0 adds C's initial value at the end.
   tileLoop.assign(loopIndex.begin(), loopIndex.end());
   Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   auto zeros = [&] {

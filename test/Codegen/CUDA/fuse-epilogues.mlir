@@ -239,3 +239,53 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf
   }
   return
 }
+
+// -----
+
+// The fill, then a weight copied into its home, then the MatMul: the copy
+// touches neither the fill's output nor anything the fill reads, so the
+// fill moves down into the group. The bias-add prologue of the second
+// MatMul reads %b, which the kernel in between writes: it stays.
+// CHECK-LABEL: func.func @main
+// CHECK: linalg.copy ins(%arg1 : {{.*}}) outs(%[[HOME:.*]] :
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg0, %[[HOME]] :
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg3 :
+// CHECK: linalg.copy ins(%arg0 : {{.*}}) outs(%arg3 :
+// CHECK-NEXT: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf32>,
+                %b: memref<32x32xf32>, %y2: memref<32x32xf32>, %arena: memref<8192xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %home = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<32x32xf32>)
+  linalg.copy ins(%w : memref<32x32xf32>) outs(%home : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %home : memref<32x32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<32x32xf32>) outs(%y2 : memref<32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.copy ins(%x : memref<32x32xf32>) outs(%b : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%y2 : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -52,6 +52,9 @@ MODELS = {
     "ffn_gelu": (INPUTS / "ffn_gelu.onnxtext", {}),
     # Q, K and V read through their head transposes (infer-cuda-fold-transposes).
     "attention_heads": (INPUTS / "attention_heads.onnxtext", {}),
+    # Q, K and V as column slices of one projection, reshaped to heads
+    # (infer-cuda-reshapes-as-views).
+    "qkv_split": (INPUTS / "qkv_split.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -217,6 +220,20 @@ def test_head_transposes_are_read_through(tmp_path):
     assert not nodes & {"Transpose_5", "Transpose_6", "Transpose_7"}, nodes
     assert ["MatMul_10", "Transpose_11"] in [l["nodes"] for l in plan["launches"]]
     assert [l["strategy"] for l in plan["launches"]].count("tensor_cores") == 2
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_slices_of_a_fused_projection_are_read_in_place(tmp_path):
+    """GPT-2's attention: one MatMul makes Q, K and V side by side; each is a
+    column slice, reshaped to heads. The reshapes are views of the slices
+    (strided), not copies: the attention MatMuls read the projection's
+    output where it lies. (The projection is scaled by 1/16, in its kernel,
+    to keep the softmax well conditioned.)"""
+    expected, actual, _ = compile_and_emulate(tmp_path, "qkv_split")
+    _, plan, _, _ = read_engine(tmp_path / "qkv_split.engine")
+    assert [l["nodes"] for l in plan["launches"][:3]] == [
+        ["MatMul_0", "Mul_2"], ["MatMul_19"], ["Softmax_20"]], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -77,6 +77,7 @@ static std::string ptxFeatures(const std::string &arch) {
 }
 
 void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+  pm.addPass(createReshapesAsViewsPass());
   if (options.fuse) {
     pm.addPass(createFuseElementwisePass());
     pm.addPass(createAddsIntoInitPass());

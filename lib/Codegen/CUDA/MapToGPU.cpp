@@ -486,4 +486,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createFoldTransposesPass(); });
   registerPass([] { return createFuseEpiloguesPass(); });
   registerPass([] { return createPrepareEpiloguesPass(); });
+  registerPass([] { return createReshapesAsViewsPass(); });
 }

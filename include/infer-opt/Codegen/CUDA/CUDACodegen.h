@@ -132,6 +132,9 @@ std::unique_ptr<Pass> createFuseEpiloguesPass();
 /// infer-cuda-prepare-epilogues (PrepareEpilogues.cpp, on tensors): a fill
 /// per tensor-core candidate; contractions read once marked.
 std::unique_ptr<Pass> createPrepareEpiloguesPass();
+/// infer-cuda-reshapes-as-views (ReshapesAsViews.cpp, on tensors): a static
+/// tensor.reshape that only splits or merges dims as an expand or collapse.
+std::unique_ptr<Pass> createReshapesAsViewsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -55,6 +55,9 @@ MODELS = {
     # Q, K and V as column slices of one projection, reshaped to heads
     # (infer-cuda-reshapes-as-views).
     "qkv_split": (INPUTS / "qkv_split.onnxtext", {}),
+    # A ReLU writing straight into the next convolution's zero padding
+    # (infer-cuda-pads-in-place), from its convolution's kernel.
+    "conv_relu_pad": (INPUTS / "conv_relu_pad.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -234,6 +237,20 @@ def test_slices_of_a_fused_projection_are_read_in_place(tmp_path):
     _, plan, _, _ = read_engine(tmp_path / "qkv_split.engine")
     assert [l["nodes"] for l in plan["launches"][:3]] == [
         ["MatMul_0", "Mul_2"], ["MatMul_19"], ["Softmax_20"]], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_relu_writes_into_the_next_convolutions_padding(tmp_path):
+    """1x1 convolution, ReLU, 3x3 convolution with padding 1: the padded
+    input is filled first, and the first convolution's kernel applies the
+    ReLU and writes into its interior; no copy is left. Four launches: the
+    fill, that kernel, the im2col copy and the second convolution."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "conv_relu_pad")
+    _, plan, _, _ = read_engine(tmp_path / "conv_relu_pad.engine")
+    assert [l["nodes"] for l in plan["launches"]] == [
+        ["Conv_2"], ["Conv_0", "Relu_1"], ["Conv_2"], ["Conv_2"]], plan["launches"]
+    assert plan["launches"][1]["strategy"] == "tensor_cores"
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

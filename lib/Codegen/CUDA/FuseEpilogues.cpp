@@ -15,10 +15,11 @@
 // written.
 //
 // When that is safe, on memrefs:
-//   - the contraction and the consumer are neighbours among the entry's
-//     kernels; the producer is the last kernel before that touched C, and
-//     the kernels in between touch none of its operands, so moving the
-//     three together reorders nothing that matters;
+//   - the producer is the last kernel before the contraction that touched
+//     C, the consumer the first after it that touches C, and the kernels
+//     in between touch none of the operands of the ops that move (the
+//     producer down to the contraction, both down to the consumer), so
+//     moving the three together reorders nothing that matters;
 //   - the contraction takes the tensor-core path as it is (whole tiles,
 //     WMMA's layout rules) and the producer and consumer address C element
 //     for element (canFuseIntoTensorCores);
@@ -113,6 +114,36 @@ linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
         if (isa<MemRefType>(operand.getType()) && touches(between, operand))
           return {};
     return candidate;
+  }
+  return {};
+}
+
+/// The kernel after `kernels[i]` (a contraction) that first touches its
+/// output, if it is a generic and the contraction and `prologue` can move
+/// down to it: the kernels in between touch none of their operands. (The
+/// fill of a padded tensor whose interior the epilogue writes, between
+/// the contraction and the epilogue.)
+linalg::GenericOp epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
+                                    linalg::LinalgOp prologue) {
+  auto contraction = cast<linalg::LinalgOp>(kernels[i]);
+  Value c = contraction.getDpsInits()[0];
+  SmallVector<Value> moved;
+  for (Operation *op : {contraction.getOperation(), prologue ? prologue.getOperation() : nullptr})
+    if (op)
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType>(operand.getType()))
+          moved.push_back(operand);
+  for (size_t j = i + 1; j < kernels.size(); ++j) {
+    if (!touches(kernels[j], c))
+      continue;
+    for (Operation *between : kernels.slice(i + 1, j - i - 1))
+      for (Value operand : moved)
+        if (touches(between, operand))
+          return {};
+    // Not one that an earlier group took in (that group's epilogue too).
+    if (kernels[j]->getParentOp() != contraction->getParentOp())
+      return {};
+    return dyn_cast<linalg::GenericOp>(kernels[j]);
   }
   return {};
 }
@@ -212,12 +243,10 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
         continue;
       auto contraction = cast<linalg::LinalgOp>(kernels[i]);
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
-      linalg::GenericOp epilogue = i + 1 < kernels.size()
-                                       ? dyn_cast<linalg::GenericOp>(kernels[i + 1])
-                                       : linalg::GenericOp();
       if (prologue && (prologue->getParentOp() != entry ||
                        !canFuseIntoTensorCores(contraction, *shape, prologue, {})))
         prologue = {};
+      linalg::GenericOp epilogue = epilogueCandidate(kernels, i, prologue);
       if (epilogue && !canFuseIntoTensorCores(contraction, *shape, prologue, epilogue))
         epilogue = {};
       SmallVector<Operation *> group;

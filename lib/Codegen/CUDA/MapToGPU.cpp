@@ -223,8 +223,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     std::pair<linalg::LinalgOp, TensorCoreFusion> result;
     for (Operation &op : group.getRegion().front().without_terminator()) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-      if (!linalgOp)
-        continue;
+      if (!linalgOp) // infer-cuda-fuse-epilogues groups linalg ops only.
+        return std::make_pair(linalg::LinalgOp(), TensorCoreFusion());
       if (!result.first && tensorCoreShape(linalgOp))
         result.first = linalgOp;
       else if (!result.first)
@@ -232,9 +232,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       else
         result.second.epilogue = dyn_cast<linalg::GenericOp>(op);
     }
-    if (!result.first)
-      return std::nullopt;
-    return result;
+    return result; // Without a contraction: not a group this pass can build.
   }
 
   /// The WMMA kernel for `kernel`, whose work is `contraction` with
@@ -289,6 +287,9 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                           LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
     }
     if (auto group = groupOf(kernel)) {
+      if (!group->first)
+        return kernel.emitError("internal: a fused group that is not a tensor-core contraction "
+                                "with a prologue and an epilogue");
       FailureOr<LaunchConfig> config =
           buildTensorCores(kernel, gpuModule, module, group->first, group->second);
       if (failed(config))
@@ -487,4 +488,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createFuseEpiloguesPass(); });
   registerPass([] { return createPrepareEpiloguesPass(); });
   registerPass([] { return createReshapesAsViewsPass(); });
+  registerPass([] { return createPadsInPlacePass(); });
 }

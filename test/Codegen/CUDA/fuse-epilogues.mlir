@@ -289,3 +289,89 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf
   }
   return
 }
+
+// -----
+
+// Between the MatMul and its epilogue, the fill of the padded buffer whose
+// interior the epilogue writes (infer-cuda-pads-in-place): it touches
+// nothing of the MatMul's, so the MatMul moves down past it to the
+// epilogue. A second MatMul (the residual branch, on other operands) sits
+// between the first and the add that reads both: the add joins the first,
+// which moves down past the second, and the second keeps its fill only (no
+// group inside another).
+// CHECK-LABEL: func.func @main
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PADDED:.*]] : memref<34x34xf32>)
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}outs(%[[INTERIOR:.*]] : memref<32x32xf32, strided<[34, 1], offset: 35>>)
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg6, %arg2 :
+// CHECK-NOT: scf.execute_region
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg0, %arg1 :
+// CHECK-NOT: scf.execute_region
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : memref<32x32xf32>, memref<32x32xf32>) outs(%arg4 :
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %w2: memref<32x32xf32>,
+                %padded: memref<34x34xf32>, %y: memref<32x32xf32>, %arena: memref<16384xi8>,
+                %x2: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %t = memref.view %arena[%c0][] : memref<16384xi8> to memref<32x32xf32>
+  %interior = memref.subview %padded[1, 1] [32, 32] [1, 1] : memref<34x34xf32> to memref<32x32xf32, strided<[34, 1], offset: 35>>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%t : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%padded : memref<34x34xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<32x32xf32>) outs(%interior : memref<32x32xf32, strided<[34, 1], offset: 35>>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  %t1 = memref.view %arena[%c4096][] : memref<16384xi8> to memref<32x32xf32>
+  %t2 = memref.view %arena[%c8192][] : memref<16384xi8> to memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%t1 : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%t1 : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%t2 : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x2, %w2 : memref<32x32xf32>, memref<32x32xf32>) outs(%t2 : memref<32x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t1, %t2 : memref<32x32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %s = arith.addf %in, %in_1 : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -135,6 +135,9 @@ std::unique_ptr<Pass> createPrepareEpiloguesPass();
 /// infer-cuda-reshapes-as-views (ReshapesAsViews.cpp, on tensors): a static
 /// tensor.reshape that only splits or merges dims as an expand or collapse.
 std::unique_ptr<Pass> createReshapesAsViewsPass();
+/// infer-cuda-pads-in-place (PadsInPlace.cpp, on tensors): a padded
+/// tensor's producer writes its interior.
+std::unique_ptr<Pass> createPadsInPlacePass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -97,51 +97,51 @@ bool touches(Operation *kernel, Value memref) {
   return result.wasInterrupted();
 }
 
+/// Whether the ops `moved` can move down past the kernels `between`: none
+/// of those touches any of their memrefs.
+bool canMovePast(ArrayRef<Operation *> moved, ArrayRef<Operation *> between) {
+  for (Operation *op : moved)
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) &&
+          llvm::any_of(between, [&](Operation *kernel) { return touches(kernel, operand); }))
+        return false;
+  return true;
+}
+
 /// The kernel before `kernels[i]` (a contraction) that last touched its
-/// output, if it is a linalg op that can move down to it: the kernels in
-/// between touch neither its operands nor the output. (A fill, then a
-/// weight copied into its home, then the contraction.)
+/// output, if it is a linalg op that no earlier group took in and that can
+/// move down to the contraction. (A fill, then a weight copied into its
+/// home, then the contraction.)
 linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
   Value c = cast<linalg::LinalgOp>(kernels[i]).getDpsInits()[0];
   for (size_t j = i; j-- > 0;) {
     if (!touches(kernels[j], c))
       continue;
     auto candidate = dyn_cast<linalg::LinalgOp>(kernels[j]);
-    if (!candidate)
+    if (!candidate || candidate->getParentOp() != kernels[i]->getParentOp() ||
+        !canMovePast({candidate}, kernels.slice(j + 1, i - j - 1)))
       return {};
-    for (Operation *between : kernels.slice(j + 1, i - j - 1))
-      for (Value operand : candidate->getOperands())
-        if (isa<MemRefType>(operand.getType()) && touches(between, operand))
-          return {};
     return candidate;
   }
   return {};
 }
 
 /// The kernel after `kernels[i]` (a contraction) that first touches its
-/// output, if it is a generic and the contraction and `prologue` can move
-/// down to it: the kernels in between touch none of their operands. (The
-/// fill of a padded tensor whose interior the epilogue writes, between
-/// the contraction and the epilogue.)
+/// output, if it is a generic that no earlier group took in, and the
+/// contraction and `prologue` can move down to it. (The fill of a padded
+/// tensor whose interior the epilogue writes, between the contraction and
+/// the epilogue.)
 linalg::GenericOp epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
                                     linalg::LinalgOp prologue) {
-  auto contraction = cast<linalg::LinalgOp>(kernels[i]);
-  Value c = contraction.getDpsInits()[0];
-  SmallVector<Value> moved;
-  for (Operation *op : {contraction.getOperation(), prologue ? prologue.getOperation() : nullptr})
-    if (op)
-      for (Value operand : op->getOperands())
-        if (isa<MemRefType>(operand.getType()))
-          moved.push_back(operand);
+  Value c = cast<linalg::LinalgOp>(kernels[i]).getDpsInits()[0];
+  SmallVector<Operation *> moved = {kernels[i]};
+  if (prologue)
+    moved.push_back(prologue);
   for (size_t j = i + 1; j < kernels.size(); ++j) {
     if (!touches(kernels[j], c))
       continue;
-    for (Operation *between : kernels.slice(i + 1, j - i - 1))
-      for (Value operand : moved)
-        if (touches(between, operand))
-          return {};
-    // Not one that an earlier group took in (that group's epilogue too).
-    if (kernels[j]->getParentOp() != contraction->getParentOp())
+    if (kernels[j]->getParentOp() != kernels[i]->getParentOp() ||
+        !canMovePast(moved, kernels.slice(i + 1, j - i - 1)))
       return {};
     return dyn_cast<linalg::GenericOp>(kernels[j]);
   }
@@ -243,8 +243,7 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
         continue;
       auto contraction = cast<linalg::LinalgOp>(kernels[i]);
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
-      if (prologue && (prologue->getParentOp() != entry ||
-                       !canFuseIntoTensorCores(contraction, *shape, prologue, {})))
+      if (prologue && !canFuseIntoTensorCores(contraction, *shape, prologue, {}))
         prologue = {};
       linalg::GenericOp epilogue = epilogueCandidate(kernels, i, prologue);
       if (epilogue && !canFuseIntoTensorCores(contraction, *shape, prologue, epilogue))

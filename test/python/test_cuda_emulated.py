@@ -58,6 +58,9 @@ MODELS = {
     # A ReLU writing straight into the next convolution's zero padding
     # (infer-cuda-pads-in-place), from its convolution's kernel.
     "conv_relu_pad": (INPUTS / "conv_relu_pad.onnxtext", {}),
+    # An MLP grown to whole tiles: its prologue and epilogues cover the
+    # leading rows of padded homes (infer-cuda-prepare-epilogues' rewrites).
+    "ffn_grown": (INPUTS / "ffn_grown.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -190,6 +193,20 @@ def test_mlp_is_two_tensor_core_kernels(tmp_path):
     assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Erf_4", "Mul_9"} <= set(plan["launches"][0]["nodes"])
     assert set(plan["launches"][1]["nodes"]) == {"MatMul_10", "Add_11", "Add_12"}
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_grown_mlp_keeps_its_neighbours_in_its_kernels(tmp_path):
+    """The same MLP at 37 rows, which growth pads to 48: the fills, bias +
+    ReLU, bias + residual and the copy of the model output out of its padded
+    home are all in the two tensor-core kernels. Only x's copy into its
+    padded home is a kernel of its own."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "ffn_grown")
+    _, plan, _, _ = read_engine(tmp_path / "ffn_grown.engine")
+    assert [l["strategy"] for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
+    assert {"MatMul_0", "Add_1", "Relu_2"} <= set(plan["launches"][1]["nodes"])
+    assert {"MatMul_3", "Add_4", "Add_5"} <= set(plan["launches"][2]["nodes"])
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

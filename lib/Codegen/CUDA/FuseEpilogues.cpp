@@ -44,6 +44,7 @@
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
@@ -126,13 +127,13 @@ linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
   return {};
 }
 
-/// The kernel after `kernels[i]` (a contraction) that first touches its
-/// output, if it is a generic that no earlier group took in, and the
-/// contraction and `prologue` can move down to it. (The fill of a padded
-/// tensor whose interior the epilogue writes, between the contraction and
-/// the epilogue.)
-linalg::GenericOp epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
-                                    linalg::LinalgOp prologue) {
+/// The index of the kernel after `kernels[i]` (a contraction) that first
+/// touches its output, if it is a generic or a copy that no earlier group
+/// took in, and the contraction and `prologue` can move down to it. (The
+/// fill of a padded tensor whose interior the epilogue writes, between the
+/// contraction and the epilogue.)
+std::optional<size_t> epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
+                                        linalg::LinalgOp prologue) {
   Value c = cast<linalg::LinalgOp>(kernels[i]).getDpsInits()[0];
   SmallVector<Operation *> moved = {kernels[i]};
   if (prologue)
@@ -141,11 +142,29 @@ linalg::GenericOp epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
     if (!touches(kernels[j], c))
       continue;
     if (kernels[j]->getParentOp() != kernels[i]->getParentOp() ||
-        !canMovePast(moved, kernels.slice(i + 1, j - i - 1)))
-      return {};
-    return dyn_cast<linalg::GenericOp>(kernels[j]);
+        !canMovePast(moved, kernels.slice(i + 1, j - i - 1)) ||
+        !isa<linalg::GenericOp, linalg::CopyOp>(kernels[j]))
+      return std::nullopt;
+    return j;
   }
-  return {};
+  return std::nullopt;
+}
+
+/// `op` as a generic: itself, or a copy (a padded home's leading slice
+/// copied to a model output) made one beside it.
+linalg::GenericOp asGeneric(Operation *op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return generic;
+  IRRewriter rewriter(op->getContext());
+  rewriter.setInsertionPoint(op);
+  Operation *clone = rewriter.clone(*op);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, cast<linalg::LinalgOp>(clone));
+  if (failed(generic)) {
+    rewriter.eraseOp(clone);
+    return {};
+  }
+  return *generic;
 }
 
 /// Whether the kernel need not store C when it has `epilogue`: C is read
@@ -176,12 +195,12 @@ SmallVector<OpOperand *> readOperands(linalg::LinalgOp op) {
 bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologue,
                           linalg::GenericOp epilogue) {
   Value c = contraction.getDpsInits()[0];
-  SmallVector<OpOperand *> writes;
+  // C too with an epilogue: its padding, which the epilogue's box may
+  // leave out, is stored.
+  SmallVector<OpOperand *> writes = {&contraction.getDpsInitsMutable()[0]};
   if (epilogue)
     for (OpOperand &init : epilogue.getDpsInitsMutable())
       writes.push_back(&init);
-  else
-    writes.push_back(&contraction.getDpsInitsMutable()[0]);
   SmallVector<OpOperand *> reads;
   for (OpOperand *input : contraction.getDpsInputOperands())
     reads.push_back(input);
@@ -245,7 +264,9 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
       if (prologue && !canFuseIntoTensorCores(contraction, *shape, prologue, {}))
         prologue = {};
-      linalg::GenericOp epilogue = epilogueCandidate(kernels, i, prologue);
+      std::optional<size_t> next = epilogueCandidate(kernels, i, prologue);
+      linalg::GenericOp epilogue = next ? asGeneric(kernels[*next]) : nullptr;
+      linalg::GenericOp made = next && epilogue != kernels[*next] ? epilogue : nullptr;
       if (epilogue && !canFuseIntoTensorCores(contraction, *shape, prologue, epilogue))
         epilogue = {};
       SmallVector<Operation *> group;
@@ -266,6 +287,13 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
         }
         if (!writesApartFromReads(contraction, prologue, epilogue))
           continue;
+      }
+      // The generic made of a copy replaces it in the kernel, or goes.
+      if (made && made == epilogue) {
+        kernels[*next]->erase();
+        kernels[*next] = made;
+      } else if (made) {
+        made->erase();
       }
       if (group.size() == 1)
         continue;

@@ -16,6 +16,25 @@
 //      that user nothing reads the result, so a kernel that feeds it to
 //      the user from registers need not store it.
 //
+// And three rewrites for contractions grown to whole tiles (ViT's 197
+// tokens in 208 rows), whose padded homes bufferization would otherwise
+// copy:
+//
+//   0. A padded home of its own for each op that writes into one (an
+//      extract_slice of a tensor.empty as its output, its result inserted
+//      back): CSE merges the equal tensor.empty ops of all homes into one,
+//      and one-shot bufferization then copies all but one producer's
+//      result into place.
+//   3. The fill of a padded home's leading slice, inserted back into the
+//      home, becomes a fill of all of it (the padding was undefined; zeros
+//      will do), which the kernel makes as its starting value.
+//   4. The elementwise op that reads the leading slice of such a result
+//      and writes into a slice of an empty padded home, inserted back,
+//      writes over the result's slice instead: in place, so the padded
+//      result flows on (its padding, the contraction's own, was undefined
+//      too). Without this the two homes shared one tensor.empty (CSE) and
+//      bufferization copied one of them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
@@ -24,6 +43,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
@@ -57,6 +77,98 @@ void untie(linalg::FillOp fill) {
     empty->erase();
 }
 
+/// Whether an extract_slice and an insert_slice (or two extract_slices)
+/// address the same elements.
+bool sameSlice(OffsetSizeAndStrideOpInterface x, OffsetSizeAndStrideOpInterface y) {
+  return x.isSameAs(y, [](OpFoldResult a, OpFoldResult b) {
+    return isEqualConstantIntOrValue(a, b);
+  });
+}
+
+/// Rewrite 0 for `insert`, if it puts the result of an op that wrote into
+/// the same slice of the tensor.empty it inserts into, which other ops
+/// use too.
+void untieHome(tensor::InsertSliceOp insert) {
+  auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
+  auto result = dyn_cast<OpResult>(insert.getSource());
+  if (!empty || empty->hasOneUse() || !result || !result.hasOneUse())
+    return;
+  auto producer = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+  if (!producer)
+    return;
+  OpOperand *init = producer.getTiedOpOperand(result);
+  auto slice = init->get().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSource() != empty.getResult() || !sameSlice(slice, insert))
+    return;
+  OpBuilder b(producer);
+  IRMapping map;
+  map.map(empty.getResult(), b.clone(*empty)->getResult(0));
+  init->set(b.clone(*slice, map)->getResult(0));
+  insert.getDestMutable().assign(map.lookup(empty.getResult()));
+  if (slice->use_empty())
+    slice->erase();
+  if (empty->use_empty())
+    empty->erase();
+}
+
+/// Rewrite 3 for the tensor-core candidate `op`: its init
+/// insert_slice(fill(extract_slice(E)), E), E a tensor.empty, becomes a
+/// fill of its own tensor.empty like E.
+void fillWholeHome(linalg::LinalgOp op) {
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  auto insert = init.get().getDefiningOp<tensor::InsertSliceOp>();
+  auto fill = insert ? insert.getSource().getDefiningOp<linalg::FillOp>() : nullptr;
+  if (!fill || !fill.hasPureTensorSemantics())
+    return;
+  auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
+  auto slice = fill.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!empty || !slice || slice.getSource() != insert.getDest() || !sameSlice(slice, insert))
+    return;
+  OpBuilder b(op);
+  Value home = b.clone(*empty)->getResult(0);
+  auto whole = linalg::FillOp::create(b, op.getLoc(), fill.value(), home);
+  init.set(whole.getResult(0));
+  for (Operation *dead : {insert.getOperation(), fill.getOperation(), slice.getOperation(),
+                          empty.getOperation()})
+    if (dead->use_empty())
+      dead->erase();
+}
+
+/// Rewrite 4 for the tensor-core candidate `op`.
+void epilogueInPlace(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return;
+  Value result = op->getResult(0);
+  auto read = dyn_cast<tensor::ExtractSliceOp>(*result.getUsers().begin());
+  if (!read || !read.getResult().hasOneUse())
+    return;
+  OpOperand &use = *read.getResult().getUses().begin();
+  auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!user || !user.hasPureTensorSemantics() || user.getNumDpsInits() != 1 ||
+      user.getNumParallelLoops() != user.getNumLoops() || !user.isDpsInput(&use))
+    return;
+  OpOperand &out = user.getDpsInitsMutable()[0];
+  auto slice = out.get().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!user.getMatchingBlockArgument(&out).use_empty() || !slice ||
+      !slice.getSource().getDefiningOp<tensor::EmptyOp>() || !sameSlice(slice, read) ||
+      slice.getType() != read.getType() ||
+      user.getMatchingIndexingMap(&out) != user.getMatchingIndexingMap(&use) ||
+      !user->getResult(0).hasOneUse())
+    return;
+  auto insert = dyn_cast<tensor::InsertSliceOp>(*user->getResult(0).getUsers().begin());
+  if (!insert || insert.getDest() != slice.getSource() || !sameSlice(insert, read))
+    return;
+  Operation *empty = slice.getSource().getDefiningOp();
+  // The slice it reads, as its output too: one value, so that one-shot
+  // bufferization sees an elementwise op in place (two equal slices would
+  // be two tensors to it, and it would copy one).
+  out.set(read.getResult());
+  insert.getDestMutable().assign(result);
+  for (Operation *dead : {slice.getOperation(), empty})
+    if (dead->use_empty())
+      dead->erase();
+}
+
 struct PrepareEpiloguesPass
     : public PassWrapper<PrepareEpiloguesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrepareEpiloguesPass)
@@ -75,12 +187,22 @@ struct PrepareEpiloguesPass
     });
     for (linalg::FillOp fill : shared)
       untie(fill);
+    SmallVector<tensor::InsertSliceOp> inserts;
+    getOperation().walk([&](tensor::InsertSliceOp insert) { inserts.push_back(insert); });
+    for (tensor::InsertSliceOp insert : inserts)
+      untieHome(insert);
     Builder b(&getContext());
+    SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && op->getNumResults() == 1 &&
-          op->getResult(0).hasOneUse() && tensorCoreShape(op))
-        op->setAttr(kReadOnceAttr, b.getUnitAttr());
+      if (op.hasPureTensorSemantics() && tensorCoreShape(op))
+        candidates.push_back(op);
     });
+    for (linalg::LinalgOp op : candidates) {
+      if (op->getNumResults() == 1 && op->getResult(0).hasOneUse())
+        op->setAttr(kReadOnceAttr, b.getUnitAttr());
+      fillWholeHome(op);
+      epilogueInPlace(op); // The result is not read once after it, but it still is.
+    }
   }
 };
 

@@ -8,8 +8,11 @@
 // memory at that element's position; a prologue goes the other way (lanes
 // write, the fragment is loaded). The position: the element's offset in
 // C's contiguous storage, C's loops to its row and column, taken apart
-// again by the op's own strides over its loops. That is why both must walk
-// the same contiguous elements: then any reshape between the views works.
+// again by the op's own strides over its loops. That is why the op must walk
+// a box of C's contiguous elements: then any reshape between the views
+// works. The box may leave out C's padding (a contraction grown to whole
+// tiles writes a padded home whose leading rows are the op's); those
+// elements pass between the tile and C unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,11 +57,8 @@ struct DenseWalk {
 };
 
 /// The walk of `value` (indexed by `map` over loops of `ranges`), if it is
-/// dense: each stride the product of the ranges inside it. Loops along
-/// which it does not move are allowed only with `allowStill` (else the
-/// op would read one element for several positions).
-std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t> ranges,
-                                   bool allowStill) {
+/// dense: each stride the product of the ranges inside it.
+std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t> ranges) {
   auto strides = loopStrides(value, map);
   if (!strides)
     return std::nullopt;
@@ -67,11 +67,8 @@ std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t>
   for (auto [dim, stride] : llvm::enumerate(strides->first)) {
     if (ranges[dim] == 1)
       continue;
-    if (stride == 0) {
-      if (!allowStill)
-        return std::nullopt;
+    if (stride == 0)
       continue;
-    }
     walk.dims.push_back({static_cast<unsigned>(dim), stride});
   }
   llvm::stable_sort(walk.dims, [](auto x, auto y) { return x.second > y.second; });
@@ -83,22 +80,64 @@ std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t>
   return walk;
 }
 
-/// Whether two walks cover the same elements.
-bool sameElements(const DenseWalk &x, const DenseWalk &y) {
-  return x.offset == y.offset && x.size == y.size;
-}
+/// How an elementwise op's operand walks C: a box of C's elements
+/// anchored at its first one, either all of C or, for a padded home that
+/// infer-cuda-align-contractions' growth made (ViT's 197 tokens in 208
+/// rows), its leading rows or columns; the rest of C is then the padding.
+/// Its loop dims with their strides and ranges, the largest stride first,
+/// nest: each stride a multiple of the next one's and at least the next
+/// one's stride times range, the innermost 1. The element at offset L from
+/// C's first has digits (L mod the outer stride) / stride, and is in the
+/// box when each digit is below its range.
+struct Box {
+  struct Dim {
+    unsigned loop;
+    int64_t stride, range;
+    bool operator==(const Dim &) const = default;
+  };
+  SmallVector<Dim> dims;
+  bool whole = false;
+};
 
-/// Whether two walks of one op's loops reach the same element at each
-/// loop point.
-bool sameOrder(const DenseWalk &x, const DenseWalk &y) {
-  return x.offset == y.offset && x.dims == y.dims;
+/// The box of C that `value` (indexed by `map` over loops of `ranges`)
+/// walks, if it walks one (one element for each loop point: no loop of
+/// more than one step along which it stays still).
+std::optional<Box> boxOfC(Value value, AffineMap map, ArrayRef<int64_t> ranges,
+                          const DenseWalk &c) {
+  auto strides = loopStrides(value, map);
+  if (!strides || strides->second != c.offset)
+    return std::nullopt;
+  Box box;
+  int64_t count = 1, last = 0;
+  for (auto [dim, stride] : llvm::enumerate(strides->first)) {
+    if (ranges[dim] == 1)
+      continue;
+    if (stride <= 0)
+      return std::nullopt;
+    box.dims.push_back({static_cast<unsigned>(dim), stride, ranges[dim]});
+    count *= ranges[dim];
+    last += stride * (ranges[dim] - 1);
+  }
+  if (box.dims.empty() || last >= c.size)
+    return std::nullopt;
+  llvm::stable_sort(box.dims, [](const Box::Dim &x, const Box::Dim &y) {
+    return x.stride > y.stride;
+  });
+  if (box.dims.back().stride != 1)
+    return std::nullopt;
+  for (size_t j = 1; j < box.dims.size(); ++j) {
+    const Box::Dim &outer = box.dims[j - 1], &inner = box.dims[j];
+    if (outer.stride % inner.stride || outer.stride < inner.stride * inner.range)
+      return std::nullopt;
+  }
+  box.whole = count == c.size; // Distinct elements, all in C: all of C.
+  return box;
 }
 
 /// The walk of the contraction's output over its loops.
 std::optional<DenseWalk> outputWalk(linalg::LinalgOp contraction, const ContractionShape &shape) {
   OpOperand &init = contraction.getDpsInitsMutable()[0];
-  return denseWalk(init.get(), contraction.getMatchingIndexingMap(&init), shape.ranges,
-                   /*allowStill=*/true);
+  return denseWalk(init.get(), contraction.getMatchingIndexingMap(&init), shape.ranges);
 }
 
 /// Whether `operand` of `op` is C: the same storage as the contraction's
@@ -118,7 +157,8 @@ bool indexableAtPoint(AffineMap map) {
 /// An elementwise generic that writes (a prologue) or reads (an epilogue)
 /// C element for element, and that can run a tile at a time:
 ///   - every operand indexed by loop dims and constants;
-///   - every operand that is C's storage walks all of C, and all of them
+///   - every operand that is C's storage walks one box of C (all of it,
+///     or the leading rows or columns of a padded home), and all of them
 ///     the same way: at each loop point they are one element, the one the
 ///     lane owns. So a prologue may also read C (in place: bias + residual
 ///     written over the residual, each element read before the kernel
@@ -134,7 +174,7 @@ bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
     return false;
   if (isPrologue && op.getNumDpsInits() != 1)
     return false;
-  std::optional<DenseWalk> cWalk;
+  std::optional<Box> cBox;
   bool readsC = false, writesC = false;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -148,10 +188,10 @@ bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
     }
     if (isInit && !op.getMatchingBlockArgument(&operand).use_empty())
       return false; // C's old value: neither the prologue's nor in memory.
-    std::optional<DenseWalk> walk = denseWalk(operand.get(), map, ranges, /*allowStill=*/false);
-    if (!walk || !sameElements(*walk, output) || (cWalk && !sameOrder(*walk, *cWalk)))
+    std::optional<Box> box = boxOfC(operand.get(), map, ranges, output);
+    if (!box || (cBox && box->dims != cBox->dims))
       return false;
-    cWalk = walk;
+    cBox = box;
     (isInit ? writesC : readsC) = true;
   }
   return isPrologue ? writesC : readsC;
@@ -168,10 +208,9 @@ bool mlir::infer::canFuseIntoTensorCores(linalg::LinalgOp contraction,
   if (auto fill = dyn_cast_if_present<linalg::FillOp>(prologue ? prologue.getOperation()
                                                                 : nullptr)) {
     OpOperand &init = fill.getDpsInitsMutable()[0];
-    std::optional<DenseWalk> walk =
-        denseWalk(init.get(), fill.getMatchingIndexingMap(&init), fill.getStaticLoopRanges(),
-                  /*allowStill=*/false);
-    if (!isContractionOutput(init, contraction) || !walk || !sameElements(*walk, *output) ||
+    std::optional<Box> box = boxOfC(init.get(), fill.getMatchingIndexingMap(&init),
+                                    fill.getStaticLoopRanges(), *output);
+    if (!isContractionOutput(init, contraction) || !box || !box->whole ||
         !fill.value().getType().isF32())
       return false;
   } else if (prologue) {
@@ -196,8 +235,7 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
     cOperand = *llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *operand) {
       return isContractionOutput(*operand, contraction);
     });
-  DenseWalk walk = *denseWalk(cOperand->get(), op.getMatchingIndexingMap(cOperand), ranges,
-                              /*allowStill=*/false);
+  Box box = *boxOfC(cOperand->get(), op.getMatchingIndexingMap(cOperand), ranges, output);
 
   Value lane = e.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 32);
   constexpr int64_t kPerLane = kTileM * kTileN / 32;
@@ -215,8 +253,33 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
   for (auto [dim, stride] : output.dims)
     linear = e.add(linear, e.mul(point[dim], stride));
   SmallVector<Value> at(ranges.size(), e.cst(0));
-  for (auto [dim, stride] : walk.dims)
-    at[dim] = e.rem(e.div(linear, stride), ranges[dim]);
+  Value rest = linear, inBox;
+  for (const Box::Dim &dim : box.dims) {
+    at[dim.loop] = e.div(rest, dim.stride);
+    rest = e.rem(rest, dim.stride);
+    if (!box.whole)
+      inBox = inBox ? e.both(inBox, e.below(at[dim.loop], dim.range))
+                    : e.below(at[dim.loop], dim.range);
+  }
+  SmallVector<Value> slotIndices = {slot, row, column};
+  // An element of C's padding, outside the op's box, passes as it is:
+  // into the tile from C (a prologue), or from the tile to C (an
+  // epilogue), as the kernels apart would have left it.
+  if (inBox) {
+    auto split = scf::IfOp::create(b, loc, inBox, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&split.getElseRegion().front());
+    Value c = contraction.getDpsInits()[0];
+    SmallVector<Value> cIndices;
+    for (AffineExpr expr : contraction.getIndexingMapsArray().back().getResults())
+      cIndices.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+    if (isPrologue)
+      memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, c, cIndices), scratch,
+                              slotIndices);
+    else
+      memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, scratch, slotIndices), c,
+                              cIndices);
+    b.setInsertionPoint(split.getThenRegion().front().getTerminator());
+  }
   auto indicesAt = [&](OpOperand &operand) {
     SmallVector<Value> indices;
     for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
@@ -225,7 +288,6 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
                             : e.cst(cast<AffineConstantExpr>(expr).getValue()));
     return indices;
   };
-  SmallVector<Value> slotIndices = {slot, row, column};
 
   IRMapping map;
   for (OpOperand &operand : op->getOpOperands()) {

@@ -22,7 +22,9 @@ namespace mlir::infer {
 ///       instead of storing C, which no one else reads.
 /// Both must address C's elements one to one: their loops walk the same
 /// contiguous elements as the contraction's output (through other views:
-/// a collapsed or expanded shape).
+/// a collapsed or expanded shape), or the leading rows or columns of them
+/// when C is a padded home (its padding then passes between the tile and
+/// C as it is: loaded for a prologue, stored after an epilogue).
 struct TensorCoreFusion {
   linalg::LinalgOp prologue;
   linalg::GenericOp epilogue;

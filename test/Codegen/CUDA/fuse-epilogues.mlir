@@ -375,3 +375,79 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %w2: memref<32x32x
   }
   return
 }
+
+// -----
+
+// A contraction grown to whole tiles: C is a home of 48 rows whose leading
+// 40 are the op's. Bias + residual write those 40 rows, and a copy takes
+// them to the model output. Both join (the kernel loads C's 8 padding rows
+// for the prologue and stores them after the epilogue); the copy becomes
+// a generic.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg2, %arg3 :
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}outs(%arg4 :
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: memref<48x32xf32>, %w: memref<32x32xf32>, %bias: memref<32xf32>,
+                %r: memref<40x32xf32>, %y: memref<40x32xf32>, %arena: memref<6144xi8>) {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][] : memref<6144xi8> to memref<48x32xf32>
+  %s = memref.subview %t[0, 0] [40, 32] [1, 1] : memref<48x32xf32> to memref<40x32xf32, strided<[32, 1]>>
+  linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %r : memref<32xf32>, memref<40x32xf32>) outs(%s : memref<40x32xf32, strided<[32, 1]>>) {
+  ^bb0(%b: f32, %in: f32, %out: f32):
+    %v = arith.addf %b, %in : f32
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<48x32xf32>, memref<32x32xf32>) outs(%t : memref<48x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %v = arith.addf %out, %m : f32
+    linalg.yield %v : f32
+  }
+  linalg.copy ins(%s : memref<40x32xf32, strided<[32, 1]>>) outs(%y : memref<40x32xf32>)
+  return
+}
+
+// -----
+
+// The epilogue reads 40 rows of C from row 8 on: not a box from C's first
+// element, so it stays a kernel of its own (and so does the copy).
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NOT: linalg.copy
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.copy
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @main(%x: memref<48x32xf32>, %w: memref<32x32xf32>, %y: memref<40x32xf32>,
+                %arena: memref<6144xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = memref.view %arena[%c0][] : memref<6144xi8> to memref<48x32xf32>
+  %s = memref.subview %t[8, 0] [40, 32] [1, 1] : memref<48x32xf32> to memref<40x32xf32, strided<[32, 1], offset: 256>>
+  linalg.fill ins(%zero : f32) outs(%t : memref<48x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<48x32xf32>, memref<32x32xf32>) outs(%t : memref<48x32xf32>) attrs = {infer.read_once} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %v = arith.addf %out, %m : f32
+    linalg.yield %v : f32
+  }
+  linalg.copy ins(%s : memref<40x32xf32, strided<[32, 1], offset: 256>>) outs(%y : memref<40x32xf32>)
+  return
+}

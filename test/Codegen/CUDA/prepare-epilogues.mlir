@@ -1,0 +1,121 @@
+// RUN: infer-opt %s --split-input-file --infer-cuda-prepare-epilogues | FileCheck %s
+
+// An MLP grown to whole tiles (40 rows in homes of 48), as CSE leaves it:
+// the fill's home and the ReLU's share one tensor.empty, and so do x's
+// padded copy and the bias + residual (the second MatMul's init).
+// Afterwards:
+//   - each op writing into a home has one of its own;
+//   - the fill covers all of its home;
+//   - bias + ReLU read and write the first MatMul's leading rows in place,
+//     inserted back into its result;
+//   - both MatMuls are marked read once (each result had one user).
+// CHECK-LABEL: func.func @main
+// CHECK-DAG: %[[XE:.*]] = tensor.empty() : tensor<48x32xf32>
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[XE]][0, 0] [40, 32] [1, 1]
+// CHECK-DAG: %[[XC:.*]] = linalg.copy ins(%arg0 : tensor<40x32xf32>) outs(%[[XS]] :
+// CHECK-DAG: %[[XP:.*]] = tensor.insert_slice %[[XC]] into %[[XE]][0, 0] [40, 32] [1, 1]
+// CHECK-DAG: %[[FE:.*]] = tensor.empty() : tensor<48x64xf32>
+// CHECK-DAG: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[FE]] : tensor<48x64xf32>)
+// CHECK: %[[M1:.*]] = linalg.generic {{.*}}ins(%[[XP]], %arg1 : {{.*}}outs(%[[FILL]] : tensor<48x64xf32>) attrs = {{.*}}infer.read_once
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[M1]][0, 0] [40, 64] [1, 1]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}ins(%[[S]], %arg2 : {{.*}}outs(%[[S]] : tensor<40x64xf32>)
+// CHECK: %[[RP:.*]] = tensor.insert_slice %[[R]] into %[[M1]][0, 0] [40, 64] [1, 1]
+// CHECK: %[[PE:.*]] = tensor.empty() : tensor<48x32xf32>
+// CHECK: %[[PS:.*]] = tensor.extract_slice %[[PE]][0, 0] [40, 32] [1, 1]
+// CHECK: %[[PRO:.*]] = linalg.generic {{.*}}ins(%arg4, %arg0 : {{.*}}outs(%[[PS]] : tensor<40x32xf32>)
+// CHECK: %[[PP:.*]] = tensor.insert_slice %[[PRO]] into %[[PE]][0, 0] [40, 32] [1, 1]
+// CHECK: linalg.generic {{.*}}ins(%[[RP]], %arg3 : {{.*}}outs(%[[PP]] : tensor<48x32xf32>) attrs = {{.*}}infer.read_once
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: tensor<40x32xf32>, %w1: tensor<32x64xf32>, %b1: tensor<64xf32>,
+                %w2: tensor<64x32xf32>, %b2: tensor<32xf32>) -> tensor<40x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %h = tensor.empty() : tensor<48x64xf32>
+  %hs = tensor.extract_slice %h[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%hs : tensor<40x64xf32>) -> tensor<40x64xf32>
+  %finit = tensor.insert_slice %f into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
+  %xh = tensor.empty() : tensor<48x32xf32>
+  %xs = tensor.extract_slice %xh[0, 0] [40, 32] [1, 1] : tensor<48x32xf32> to tensor<40x32xf32>
+  %xc = linalg.copy ins(%x : tensor<40x32xf32>) outs(%xs : tensor<40x32xf32>) -> tensor<40x32xf32>
+  %xp = tensor.insert_slice %xc into %xh[0, 0] [40, 32] [1, 1] : tensor<40x32xf32> into tensor<48x32xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xp, %w1 : tensor<48x32xf32>, tensor<32x64xf32>) outs(%finit : tensor<48x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<48x64xf32>
+  %m1s = tensor.extract_slice %m1[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m1s, %b1 : tensor<40x64xf32>, tensor<64xf32>) outs(%hs : tensor<40x64xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %v = arith.maximumf %s, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<40x64xf32>
+  %rp = tensor.insert_slice %r into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
+  %pro = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b2, %x : tensor<32xf32>, tensor<40x32xf32>) outs(%xs : tensor<40x32xf32>) {
+  ^bb0(%b: f32, %in: f32, %out: f32):
+    %s = arith.addf %b, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<40x32xf32>
+  %pp = tensor.insert_slice %pro into %xh[0, 0] [40, 32] [1, 1] : tensor<40x32xf32> into tensor<48x32xf32>
+  %m2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%rp, %w2 : tensor<48x64xf32>, tensor<64x32xf32>) outs(%pp : tensor<48x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<48x32xf32>
+  %y = tensor.extract_slice %m2[0, 0] [40, 32] [1, 1] : tensor<48x32xf32> to tensor<40x32xf32>
+  return %y : tensor<40x32xf32>
+}
+
+// -----
+
+// The MatMul's result is read twice (bias + ReLU, and the output): not
+// read once, and bias + ReLU do not write over it; they keep their own
+// home. The fill still covers all of its home.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[FE:.*]] = tensor.empty() : tensor<48x64xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[FE]] : tensor<48x64xf32>)
+// CHECK: %[[M1:.*]] = linalg.generic {{.*}}outs(%[[FILL]] : tensor<48x64xf32>) {
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[M1]][0, 0] [40, 64] [1, 1]
+// CHECK: %[[HE:.*]] = tensor.empty() : tensor<48x64xf32>
+// CHECK: %[[HS:.*]] = tensor.extract_slice %[[HE]][0, 0] [40, 64] [1, 1]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}ins(%[[S]], %arg2 : {{.*}}outs(%[[HS]] : tensor<40x64xf32>)
+// CHECK: tensor.insert_slice %[[R]] into %[[HE]][0, 0] [40, 64] [1, 1]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: tensor<48x32xf32>, %w1: tensor<32x64xf32>, %b1: tensor<64xf32>)
+    -> (tensor<48x64xf32>, tensor<48x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %h = tensor.empty() : tensor<48x64xf32>
+  %hs = tensor.extract_slice %h[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%hs : tensor<40x64xf32>) -> tensor<40x64xf32>
+  %finit = tensor.insert_slice %f into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w1 : tensor<48x32xf32>, tensor<32x64xf32>) outs(%finit : tensor<48x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<48x64xf32>
+  %m1s = tensor.extract_slice %m1[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m1s, %b1 : tensor<40x64xf32>, tensor<64xf32>) outs(%hs : tensor<40x64xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    %v = arith.maximumf %s, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<40x64xf32>
+  %rp = tensor.insert_slice %r into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
+  return %rp, %m1 : tensor<48x64xf32>, tensor<48x64xf32>
+}

@@ -18,22 +18,23 @@
 //
 // And three rewrites for contractions grown to whole tiles (ViT's 197
 // tokens in 208 rows), whose padded homes bufferization would otherwise
-// copy:
+// copy (first, slices that take or replace all of a tensor, which the
+// split of a contraction along k leaves, are dropped, so that they see
+// the ops behind them):
 //
-//   0. A padded home of its own for each op that writes into one (an
+//   3. A padded home of its own for each op that writes into one (an
 //      extract_slice of a tensor.empty as its output, its result inserted
 //      back): CSE merges the equal tensor.empty ops of all homes into one,
 //      and one-shot bufferization then copies all but one producer's
 //      result into place.
-//   3. The fill of a padded home's leading slice, inserted back into the
+//   4. The fill of a padded home's leading slice, inserted back into the
 //      home, becomes a fill of all of it (the padding was undefined; zeros
 //      will do), which the kernel makes as its starting value.
-//   4. The elementwise op that reads the leading slice of such a result
+//   5. The elementwise op that reads the leading slice of such a result
 //      and writes into a slice of an empty padded home, inserted back,
 //      writes over the result's slice instead: in place, so the padded
 //      result flows on (its padding, the contraction's own, was undefined
-//      too). Without this the two homes shared one tensor.empty (CSE) and
-//      bufferization copied one of them.
+//      too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,7 +86,21 @@ bool sameSlice(OffsetSizeAndStrideOpInterface x, OffsetSizeAndStrideOpInterface 
   });
 }
 
-/// Rewrite 0 for `insert`, if it puts the result of an op that wrote into
+/// Replaces an extract_slice that takes all of its source by the source,
+/// and an insert_slice that replaces all of its destination by what it
+/// inserts (the split of a contraction leaves such slices), so that the
+/// rewrites below see the ops behind them.
+template <typename SliceOp>
+void dropWholeSlice(SliceOp slice, Value whole, Value part) {
+  if (whole.getType() != part.getType() ||
+      !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
+      !llvm::all_of(slice.getMixedStrides(), isOneInteger))
+    return;
+  slice.getResult().replaceAllUsesWith(isa<tensor::ExtractSliceOp>(slice) ? whole : part);
+  slice->erase();
+}
+
+/// Rewrite 3 for `insert`, if it puts the result of an op that wrote into
 /// the same slice of the tensor.empty it inserts into, which other ops
 /// use too.
 void untieHome(tensor::InsertSliceOp insert) {
@@ -111,7 +126,7 @@ void untieHome(tensor::InsertSliceOp insert) {
     empty->erase();
 }
 
-/// Rewrite 3 for the tensor-core candidate `op`: its init
+/// Rewrite 4 for the tensor-core candidate `op`: its init
 /// insert_slice(fill(extract_slice(E)), E), E a tensor.empty, becomes a
 /// fill of its own tensor.empty like E.
 void fillWholeHome(linalg::LinalgOp op) {
@@ -134,7 +149,7 @@ void fillWholeHome(linalg::LinalgOp op) {
       dead->erase();
 }
 
-/// Rewrite 4 for the tensor-core candidate `op`.
+/// Rewrite 5 for the tensor-core candidate `op`.
 void epilogueInPlace(linalg::LinalgOp op) {
   if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
     return;
@@ -187,6 +202,17 @@ struct PrepareEpiloguesPass
     });
     for (linalg::FillOp fill : shared)
       untie(fill);
+    SmallVector<Operation *> slices;
+    getOperation().walk([&](Operation *op) {
+      if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op))
+        slices.push_back(op);
+    });
+    for (Operation *op : slices) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+        dropWholeSlice(slice, slice.getSource(), slice.getResult());
+      else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+        dropWholeSlice(insert, insert.getDest(), insert.getSource());
+    }
     SmallVector<tensor::InsertSliceOp> inserts;
     getOperation().walk([&](tensor::InsertSliceOp insert) { inserts.push_back(insert); });
     for (tensor::InsertSliceOp insert : inserts)

@@ -119,3 +119,37 @@ func.func @main(%x: tensor<48x32xf32>, %w1: tensor<32x64xf32>, %b1: tensor<64xf3
   %rp = tensor.insert_slice %r into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
   return %rp, %m1 : tensor<48x64xf32>, tensor<48x64xf32>
 }
+
+// -----
+
+// The split of a contraction along k leaves slices that take, or replace,
+// all of a tensor; they are dropped, so that the fill of the home's
+// leading rows is seen and made a fill of all of it.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: tensor.insert_slice
+// CHECK: %[[FE:.*]] = tensor.empty() : tensor<48x64xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[FE]] : tensor<48x64xf32>)
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}outs(%[[FILL]] : tensor<48x64xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.extract_slice %[[M]][0, 0] [40, 64] [1, 1]
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @main(%x: tensor<48x32xf32>, %w: tensor<32x64xf32>) -> tensor<40x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %h = tensor.empty() : tensor<48x64xf32>
+  %hs = tensor.extract_slice %h[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%hs : tensor<40x64xf32>) -> tensor<40x64xf32>
+  %finit = tensor.insert_slice %f into %h[0, 0] [40, 64] [1, 1] : tensor<40x64xf32> into tensor<48x64xf32>
+  %all = tensor.extract_slice %finit[0, 0] [48, 64] [1, 1] : tensor<48x64xf32> to tensor<48x64xf32>
+  %m = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<48x32xf32>, tensor<32x64xf32>) outs(%all : tensor<48x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %p = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<48x64xf32>
+  %back = tensor.insert_slice %m into %finit[0, 0] [48, 64] [1, 1] : tensor<48x64xf32> into tensor<48x64xf32>
+  %y = tensor.extract_slice %back[0, 0] [40, 64] [1, 1] : tensor<48x64xf32> to tensor<40x64xf32>
+  return %y : tensor<40x64xf32>
+}

@@ -61,6 +61,8 @@ MODELS = {
     # An MLP grown to whole tiles: its prologue and epilogues cover the
     # leading rows of padded homes (infer-cuda-prepare-epilogues' rewrites).
     "ffn_grown": (INPUTS / "ffn_grown.onnxtext", {}),
+    # A grown MatMul's leading rows read twice: its kernel must store them.
+    "grown_reread": (INPUTS / "grown_reread.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

@@ -12,9 +12,10 @@
 //      initial value comes from a copy, which its kernel cannot make
 //      itself. A fill per contraction (with its own tensor.empty) has
 //      neither problem; elsewhere one fill shared by readers is cheaper.
-//   2. `infer.read_once` on a contraction whose result has one user: after
-//      that user nothing reads the result, so a kernel that feeds it to
-//      the user from registers need not store it.
+//   2. `infer.read_once` on a contraction whose result has one user
+//      (through views: a grown one's leading slice, which must have one
+//      user too): after that user nothing reads the result, so a kernel
+//      that feeds it to the user from registers need not store it.
 //
 // And three rewrites for contractions grown to whole tiles (ViT's 197
 // tokens in 208 rows), whose padded homes bufferization would otherwise
@@ -98,6 +99,19 @@ void dropWholeSlice(SliceOp slice, Value whole, Value part) {
     return;
   slice.getResult().replaceAllUsesWith(isa<tensor::ExtractSliceOp>(slice) ? whole : part);
   slice->erase();
+}
+
+/// Whether `value` has one user, through views of it: a grown
+/// contraction's result is read through the extract_slice of its leading
+/// rows, which must have one user too (else C is read again after its
+/// epilogue: a residual).
+bool readOnce(Value value) {
+  if (!value.hasOneUse())
+    return false;
+  Operation *user = *value.getUsers().begin();
+  if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+    return readOnce(user->getResult(0));
+  return true;
 }
 
 /// Rewrite 3 for `insert`, if it puts the result of an op that wrote into
@@ -224,7 +238,7 @@ struct PrepareEpiloguesPass
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates) {
-      if (op->getNumResults() == 1 && op->getResult(0).hasOneUse())
+      if (op->getNumResults() == 1 && readOnce(op->getResult(0)))
         op->setAttr(kReadOnceAttr, b.getUnitAttr());
       fillWholeHome(op);
       epilogueInPlace(op); // The result is not read once after it, but it still is.

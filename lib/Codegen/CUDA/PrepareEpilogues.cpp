@@ -94,6 +94,7 @@ bool sameSlice(OffsetSizeAndStrideOpInterface x, OffsetSizeAndStrideOpInterface 
 template <typename SliceOp>
 void dropWholeSlice(SliceOp slice, Value whole, Value part) {
   if (whole.getType() != part.getType() ||
+      !cast<RankedTensorType>(whole.getType()).hasStaticShape() ||
       !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
       !llvm::all_of(slice.getMixedStrides(), isOneInteger))
     return;
@@ -241,7 +242,9 @@ struct PrepareEpiloguesPass
       if (op->getNumResults() == 1 && readOnce(op->getResult(0)))
         op->setAttr(kReadOnceAttr, b.getUnitAttr());
       fillWholeHome(op);
-      epilogueInPlace(op); // The result is not read once after it, but it still is.
+      // After this the result has more users (the epilogue writes over
+      // its slice, inserted back), but its values are still read once.
+      epilogueInPlace(op);
     }
   }
 };

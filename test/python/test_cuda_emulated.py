@@ -63,6 +63,9 @@ MODELS = {
     "ffn_grown": (INPUTS / "ffn_grown.onnxtext", {}),
     # A grown MatMul's leading rows read twice: its kernel must store them.
     "grown_reread": (INPUTS / "grown_reread.onnxtext", {}),
+    # A depthwise convolution with its bias, batch norm and ReLU in its
+    # kernel, a thread an output (a point group).
+    "depthwise_bn": (INPUTS / "depthwise_bn.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -209,6 +212,21 @@ def test_grown_mlp_keeps_its_neighbours_in_its_kernels(tmp_path):
     assert [l["strategy"] for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Relu_2"} <= set(plan["launches"][1]["nodes"])
     assert {"MatMul_3", "Add_4", "Add_5"} <= set(plan["launches"][2]["nodes"])
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_depthwise_convolution_keeps_its_neighbours_in_its_kernel(tmp_path):
+    """The bias written into the output before a depthwise convolution and
+    batch norm + ReLU after it run in its kernel, each thread on its own
+    output; only the zero padding (its fill and the copy of x into it) are
+    kernels of their own."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "depthwise_bn")
+    _, plan, _, _ = read_engine(tmp_path / "depthwise_bn.engine")
+    assert len(plan["launches"]) == 3, plan["launches"]
+    last = plan["launches"][-1]
+    assert last["strategy"] == "simt"
+    assert {"Conv_0", "BatchNormalization_5", "Relu_6"} <= set(last["nodes"]), last["nodes"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

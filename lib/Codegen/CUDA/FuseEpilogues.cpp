@@ -167,6 +167,33 @@ linalg::GenericOp asGeneric(Operation *op) {
   return *generic;
 }
 
+/// Whether `op` is a reduction that infer-cuda-map-to-gpu runs a thread
+/// per output (the SIMT path: shorter than a block reduction's 64, static,
+/// one output indexed by all its parallel loops), such as a depthwise
+/// convolution: a prologue and an epilogue then run in the same thread,
+/// on its element, before and after its loops.
+bool isPointReduction(Operation *kernel) {
+  auto op = dyn_cast<linalg::LinalgOp>(kernel);
+  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  int64_t length = 1;
+  for (auto [range, iterator] : llvm::zip(ranges, op.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::reduction)
+      length *= range;
+  AffineMap map = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  return length < 64 && map.isProjectedPermutation() &&
+         map.getNumResults() == op.getNumParallelLoops() &&
+         llvm::all_of(map.getResults(), [&](AffineExpr e) {
+           return iterators[cast<AffineDimExpr>(e).getPosition()] ==
+                  utils::IteratorType::parallel;
+         });
+}
+
 /// Whether the kernel need not store C when it has `epilogue`: C is read
 /// by the epilogue alone (infer-cuda-prepare-epilogues marked it), or the
 /// epilogue writes over all of C (in place) and leaves it as it would.
@@ -257,53 +284,54 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       if (!isPure(&op))
         kernels.push_back(&op);
     for (size_t i = 0; i < kernels.size(); ++i) {
+      // A tensor-core contraction, or a reduction that runs a thread per
+      // output (a point group).
       std::optional<ContractionShape> shape = tensorCoreContraction(kernels[i]);
-      if (!shape)
+      bool points = !shape && isPointReduction(kernels[i]);
+      if (!shape && !points)
         continue;
-      auto contraction = cast<linalg::LinalgOp>(kernels[i]);
+      auto producer = cast<linalg::LinalgOp>(kernels[i]);
+      auto canFuse = [&](linalg::LinalgOp prologue, linalg::GenericOp epilogue) {
+        return points ? canFuseElementwise(producer, producer.getStaticLoopRanges(), prologue,
+                                           epilogue, /*allowPadding=*/false)
+                      : canFuseIntoTensorCores(producer, *shape, prologue, epilogue);
+      };
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
-      if (prologue && !canFuseIntoTensorCores(contraction, *shape, prologue, {}))
+      if (prologue && !canFuse(prologue, {}))
         prologue = {};
       std::optional<size_t> next = epilogueCandidate(kernels, i, prologue);
       linalg::GenericOp epilogue = next ? asGeneric(kernels[*next]) : nullptr;
       linalg::GenericOp made = next && epilogue != kernels[*next] ? epilogue : nullptr;
-      if (epilogue && !canFuseIntoTensorCores(contraction, *shape, prologue, epilogue))
+      // A point group's producer stores C as it is; a tensor-core kernel
+      // with an epilogue does not.
+      if (epilogue && (!canFuse(prologue, epilogue) ||
+                       (!points && !resultUnneeded(producer, epilogue))))
         epilogue = {};
-      SmallVector<Operation *> group;
-      if (prologue)
-        group.push_back(prologue);
-      group.push_back(contraction);
-      if (epilogue) {
-        group.push_back(epilogue);
-        if (!resultUnneeded(contraction, epilogue)) {
-          group.pop_back();
-          epilogue = {};
-        }
-      }
-      if (!writesApartFromReads(contraction, prologue, epilogue)) {
-        if (epilogue) {
-          group.pop_back();
-          epilogue = {};
-        }
-        if (!writesApartFromReads(contraction, prologue, epilogue))
-          continue;
-      }
+      if (!writesApartFromReads(producer, prologue, epilogue))
+        epilogue = {};
+      bool fused = writesApartFromReads(producer, prologue, epilogue) && (prologue || epilogue);
       // The generic made of a copy replaces it in the kernel, or goes.
-      if (made && made == epilogue) {
+      if (made && made == epilogue && fused) {
         kernels[*next]->erase();
         kernels[*next] = made;
       } else if (made) {
         made->erase();
       }
-      if (group.size() == 1)
+      if (!fused)
         continue;
-      wrap(group); // An epilogue moved in is no longer the next one's prologue candidate.
+      SmallVector<Operation *> group;
+      if (prologue)
+        group.push_back(prologue);
+      group.push_back(producer);
+      if (epilogue)
+        group.push_back(epilogue);
+      wrap(group, points); // An epilogue moved in is no longer the next one's prologue candidate.
     }
   }
 
   /// One scf.execute_region (no results, not to be inlined) holding
-  /// `group`, where its last op was.
-  static void wrap(ArrayRef<Operation *> group) {
+  /// `group`, where its last op was; marked kPointGroupAttr for `points`.
+  static void wrap(ArrayRef<Operation *> group, bool points) {
     Operation *last = group.back();
     OpBuilder b(last);
     SmallVector<Location> locations;
@@ -312,6 +340,8 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
     Location loc = b.getFusedLoc(locations);
     auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
     region.setNoInline(true);
+    if (points)
+      region->setAttr(kPointGroupAttr, b.getUnitAttr());
     Block *body = b.createBlock(&region.getRegion());
     b.setInsertionPointToStart(body);
     auto yield = scf::YieldOp::create(b, loc);

@@ -235,6 +235,58 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return result; // Without a contraction: not a group this pass can build.
   }
 
+  /// Lowers a point group (infer-cuda-fuse-epilogues: a reduction run a
+  /// thread per output, with its prologue and epilogue) to one parallel
+  /// loop where `region` was: the reduction's loops, with the prologue's
+  /// work on the thread's element before its reduction loops and the
+  /// epilogue's after them.
+  static LogicalResult lowerPointGroup(scf::ExecuteRegionOp region) {
+    SmallVector<linalg::LinalgOp> ops;
+    for (Operation &op : region.getRegion().front().without_terminator())
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        ops.push_back(linalgOp);
+    auto producer = llvm::find_if(ops, [](linalg::LinalgOp op) {
+      return op.getNumReductionLoops() > 0;
+    });
+    if (producer == ops.end())
+      return failure();
+    linalg::LinalgOp prologue = producer != ops.begin() ? ops.front() : linalg::LinalgOp();
+    linalg::LinalgOp epilogue = producer + 1 != ops.end() ? ops.back() : linalg::LinalgOp();
+    IRRewriter rewriter(region.getContext());
+    FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, *producer);
+    if (failed(generic))
+      return failure();
+    // Its loop nest: one scf.parallel over the parallel dims (first now),
+    // with the reduction loops inside.
+    rewriter.setInsertionPoint(*generic);
+    if (failed(linalg::linalgOpToParallelLoops(rewriter, *generic)))
+      return failure();
+    auto loops = region.getRegion().front().getOps<scf::ParallelOp>();
+    if (!llvm::hasSingleElement(loops))
+      return failure();
+    scf::ParallelOp loop = *loops.begin();
+    SmallVector<Value> point(loop.getInductionVars());
+    point.resize(generic->getNumLoops(), point.front()); // The reduction dims are not read.
+    OpBuilder b(loop.getBody(), loop.getBody()->begin());
+    if (prologue)
+      emitElementwiseAtPoint(b, prologue.getLoc(), *generic, prologue, /*isPrologue=*/true,
+                             point);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    if (epilogue)
+      emitElementwiseAtPoint(b, epilogue.getLoc(), *generic, epilogue, /*isPrologue=*/false,
+                             point);
+    rewriter.eraseOp(*generic);
+    for (linalg::LinalgOp op : {prologue, epilogue})
+      if (op)
+        rewriter.eraseOp(op);
+    // The loop (and the constants it uses) where the region was.
+    Block &body = region.getRegion().front();
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+      op.moveBefore(region);
+    rewriter.eraseOp(region);
+    return success();
+  }
+
   /// The WMMA kernel for `kernel`, whose work is `contraction` with
   /// `fusion`; failure (and no gpu.func) if its layout does not suit WMMA.
   FailureOr<LaunchConfig> buildTensorCores(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
@@ -285,6 +337,16 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         return kernel.emitError("internal: cannot build the row kernel");
       return finishKernel(func, "infer.row_kernel",
                           LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
+    }
+    scf::ExecuteRegionOp pointGroup;
+    kernel.walk([&](scf::ExecuteRegionOp region) {
+      if (region->hasAttr(kPointGroupAttr))
+        pointGroup = region;
+    });
+    if (pointGroup) {
+      if (failed(lowerPointGroup(pointGroup)))
+        return kernel.emitError("internal: cannot build the fused kernel of a reduction");
+      return buildSimt(kernel, gpuModule, module);
     }
     if (auto group = groupOf(kernel)) {
       if (!group->first)
@@ -356,6 +418,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     for (linalg::GenericOp op : generics)
       if (failed(lowerToParallelLoops(rewriter, op)))
         return failure();
+    return buildSimt(kernel, gpuModule, module);
+  }
+
+  /// The gpu.func for `kernel` whose work is parallel loops now: one
+  /// thread an iteration (or a single thread).
+  FailureOr<LaunchConfig> buildSimt(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                                    ModuleOp module) {
     SmallVector<Operation *> work;
     gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work);
     OpBuilder b(func.getBody());

@@ -134,10 +134,10 @@ std::optional<Box> boxOfC(Value value, AffineMap map, ArrayRef<int64_t> ranges,
   return box;
 }
 
-/// The walk of the contraction's output over its loops.
-std::optional<DenseWalk> outputWalk(linalg::LinalgOp contraction, const ContractionShape &shape) {
-  OpOperand &init = contraction.getDpsInitsMutable()[0];
-  return denseWalk(init.get(), contraction.getMatchingIndexingMap(&init), shape.ranges);
+/// The walk of the producer's output (C) over its loops of `ranges`.
+std::optional<DenseWalk> outputWalk(linalg::LinalgOp producer, ArrayRef<int64_t> ranges) {
+  OpOperand &init = producer.getDpsInitsMutable()[0];
+  return denseWalk(init.get(), producer.getMatchingIndexingMap(&init), ranges);
 }
 
 /// Whether `operand` of `op` is C: the same storage as the contraction's
@@ -166,7 +166,7 @@ bool indexableAtPoint(AffineMap map) {
 ///   - a prologue writes C alone, without reading its old value; an
 ///     epilogue reads C, never through its outputs (C is not stored).
 bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
-                          const DenseWalk &output, bool isPrologue) {
+                          const DenseWalk &output, bool isPrologue, bool allowPadding) {
   if (op.getNumParallelLoops() != op.getNumLoops() || !op.hasPureBufferSemantics())
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -189,7 +189,7 @@ bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
     if (isInit && !op.getMatchingBlockArgument(&operand).use_empty())
       return false; // C's old value: neither the prologue's nor in memory.
     std::optional<Box> box = boxOfC(operand.get(), map, ranges, output);
-    if (!box || (cBox && box->dims != cBox->dims))
+    if (!box || (!box->whole && !allowPadding) || (cBox && box->dims != cBox->dims))
       return false;
     cBox = box;
     (isInit ? writesC : readsC) = true;
@@ -199,43 +199,136 @@ bool isFusableElementwise(linalg::GenericOp op, linalg::LinalgOp contraction,
 
 } // namespace
 
-bool mlir::infer::canFuseIntoTensorCores(linalg::LinalgOp contraction,
-                                         const ContractionShape &shape, linalg::LinalgOp prologue,
-                                         linalg::GenericOp epilogue) {
-  std::optional<DenseWalk> output = outputWalk(contraction, shape);
-  if (!output || !contraction.hasPureBufferSemantics())
+bool mlir::infer::canFuseElementwise(linalg::LinalgOp producer, ArrayRef<int64_t> ranges,
+                                     linalg::LinalgOp prologue, linalg::GenericOp epilogue,
+                                     bool allowPadding) {
+  std::optional<DenseWalk> output = outputWalk(producer, ranges);
+  if (!output || !producer.hasPureBufferSemantics())
     return false;
   if (auto fill = dyn_cast_if_present<linalg::FillOp>(prologue ? prologue.getOperation()
                                                                 : nullptr)) {
     OpOperand &init = fill.getDpsInitsMutable()[0];
     std::optional<Box> box = boxOfC(init.get(), fill.getMatchingIndexingMap(&init),
                                     fill.getStaticLoopRanges(), *output);
-    if (!isContractionOutput(init, contraction) || !box || !box->whole ||
-        !fill.value().getType().isF32())
+    if (!isContractionOutput(init, producer) || !box || !box->whole ||
+        fill.value().getType() != getElementTypeOrSelf(init.get().getType()))
       return false;
   } else if (prologue) {
     auto generic = dyn_cast<linalg::GenericOp>(prologue.getOperation());
-    if (!generic || !isFusableElementwise(generic, contraction, *output, /*isPrologue=*/true))
+    if (!generic ||
+        !isFusableElementwise(generic, producer, *output, /*isPrologue=*/true, allowPadding))
       return false;
   }
-  return !epilogue || isFusableElementwise(epilogue, contraction, *output, /*isPrologue=*/false);
+  return !epilogue ||
+         isFusableElementwise(epilogue, producer, *output, /*isPrologue=*/false, allowPadding);
 }
+
+bool mlir::infer::canFuseIntoTensorCores(linalg::LinalgOp contraction,
+                                         const ContractionShape &shape, linalg::LinalgOp prologue,
+                                         linalg::GenericOp epilogue) {
+  return canFuseElementwise(contraction, shape.ranges, prologue, epilogue,
+                            /*allowPadding=*/true);
+}
+
+namespace {
+
+/// The operand through which `op` sees C: a prologue's one output, or an
+/// epilogue's first input that is C.
+OpOperand &cOperandOf(linalg::GenericOp op, linalg::LinalgOp producer, bool isPrologue) {
+  if (isPrologue)
+    return op.getDpsInitsMutable()[0];
+  return **llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *operand) {
+    return isContractionOutput(*operand, producer);
+  });
+}
+
+/// The box of C that `op` walks (canFuseElementwise checked there is one).
+Box boxOf(linalg::GenericOp op, linalg::LinalgOp producer, const DenseWalk &output,
+          bool isPrologue) {
+  OpOperand &c = cOperandOf(op, producer, isPrologue);
+  return *boxOfC(c.get(), op.getMatchingIndexingMap(&c), op.getStaticLoopRanges(), output);
+}
+
+/// C's element at the producer's loop point `point`, as an offset from
+/// C's first element.
+Value offsetInC(IndexMath &e, const DenseWalk &output, ArrayRef<Value> point) {
+  Value linear = e.cst(0);
+  for (auto [dim, stride] : output.dims)
+    linear = e.add(linear, e.mul(point[dim], stride));
+  return linear;
+}
+
+/// The loop point of an op walking `box` at C's element `linear` (`loops`
+/// loops), and whether the element is in the box (null when the box is
+/// all of C).
+std::pair<SmallVector<Value>, Value> pointInBox(IndexMath &e, const Box &box, Value linear,
+                                                unsigned loops) {
+  SmallVector<Value> at(loops, e.cst(0));
+  Value rest = linear, inBox;
+  for (const Box::Dim &dim : box.dims) {
+    at[dim.loop] = e.div(rest, dim.stride);
+    rest = e.rem(rest, dim.stride);
+    if (!box.whole)
+      inBox = inBox ? e.both(inBox, e.below(at[dim.loop], dim.range))
+                    : e.below(at[dim.loop], dim.range);
+  }
+  return {at, inBox};
+}
+
+/// Emits `op`'s payload at its loop point `at`: each operand the payload
+/// uses comes from `load` (given the operand and its indices there), and
+/// each result goes to `store`.
+void emitPayloadAt(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Value> at,
+                   function_ref<Value(OpOperand &, ArrayRef<Value>)> load,
+                   function_ref<void(OpOperand &, Value, ArrayRef<Value>)> store) {
+  IndexMath e{b, loc};
+  auto indicesAt = [&](OpOperand &operand) {
+    SmallVector<Value> indices;
+    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+      indices.push_back(isa<AffineDimExpr>(expr)
+                            ? at[cast<AffineDimExpr>(expr).getPosition()]
+                            : e.cst(cast<AffineConstantExpr>(expr).getValue()));
+    return indices;
+  };
+  IRMapping map;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    Value value = operand.get();
+    map.map(arg, isa<MemRefType>(value.getType()) ? load(operand, indicesAt(operand)) : value);
+  }
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), at[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  for (auto [operand, result] :
+       llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands()))
+    store(operand, map.lookupOrDefault(result), indicesAt(operand));
+}
+
+Value loadAt(OpBuilder &b, Location loc, OpOperand &operand, ArrayRef<Value> indices) {
+  return memref::LoadOp::create(b, loc, operand.get(), indices);
+}
+
+void storeAt(OpBuilder &b, Location loc, OpOperand &operand, Value value,
+             ArrayRef<Value> indices) {
+  memref::StoreOp::create(b, loc, value, operand.get(), indices);
+}
+
+} // namespace
 
 void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contraction,
                                         const ContractionShape &shape, linalg::GenericOp op,
                                         bool isPrologue, ArrayRef<Value> tileLoop, unsigned dimM,
                                         unsigned dimN, Value scratch, Value slot) {
   IndexMath e{b, loc};
-  DenseWalk output = *outputWalk(contraction, shape);
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // The operand through which the op sees C: its one output, or its first
-  // input that is C.
-  OpOperand *cOperand = &op.getDpsInitsMutable()[0];
-  if (!isPrologue)
-    cOperand = *llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *operand) {
-      return isContractionOutput(*operand, contraction);
-    });
-  Box box = *boxOfC(cOperand->get(), op.getMatchingIndexingMap(cOperand), ranges, output);
+  DenseWalk output = *outputWalk(contraction, shape.ranges);
+  Box box = boxOf(op, contraction, output, isPrologue);
 
   Value lane = e.rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), 32);
   constexpr int64_t kPerLane = kTileM * kTileN / 32;
@@ -249,18 +342,8 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
   point[dimM] = e.add(point[dimM], row);
   point[dimN] = e.add(point[dimN], column);
   // The element's place in C's storage, then the op's loop point there.
-  Value linear = e.cst(0);
-  for (auto [dim, stride] : output.dims)
-    linear = e.add(linear, e.mul(point[dim], stride));
-  SmallVector<Value> at(ranges.size(), e.cst(0));
-  Value rest = linear, inBox;
-  for (const Box::Dim &dim : box.dims) {
-    at[dim.loop] = e.div(rest, dim.stride);
-    rest = e.rem(rest, dim.stride);
-    if (!box.whole)
-      inBox = inBox ? e.both(inBox, e.below(at[dim.loop], dim.range))
-                    : e.below(at[dim.loop], dim.range);
-  }
+  auto [at, inBox] =
+      pointInBox(e, box, offsetInC(e, output, point), op.getStaticLoopRanges().size());
   SmallVector<Value> slotIndices = {slot, row, column};
   // An element of C's padding, outside the op's box, passes as it is:
   // into the tile from C (a prologue), or from the tile to C (an
@@ -280,41 +363,44 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
                               cIndices);
     b.setInsertionPoint(split.getThenRegion().front().getTerminator());
   }
-  auto indicesAt = [&](OpOperand &operand) {
-    SmallVector<Value> indices;
-    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
-      indices.push_back(isa<AffineDimExpr>(expr)
-                            ? at[cast<AffineDimExpr>(expr).getPosition()]
-                            : e.cst(cast<AffineConstantExpr>(expr).getValue()));
-    return indices;
-  };
+  // C comes from the tile (an epilogue's input) or goes to it (a prologue's
+  // output); the other operands are read and written in global memory.
+  emitPayloadAt(
+      b, loc, op, at,
+      [&](OpOperand &operand, ArrayRef<Value> indices) -> Value {
+        if (!isPrologue && op.isDpsInput(&operand) && isContractionOutput(operand, contraction))
+          return memref::LoadOp::create(b, loc, scratch, slotIndices);
+        return loadAt(b, loc, operand, indices);
+      },
+      [&](OpOperand &operand, Value value, ArrayRef<Value> indices) {
+        if (isPrologue)
+          memref::StoreOp::create(b, loc, value, scratch, slotIndices);
+        else
+          storeAt(b, loc, operand, value, indices);
+      });
+}
 
-  IRMapping map;
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (arg.use_empty())
-      continue;
-    Value value = operand.get();
-    if (!isPrologue && op.isDpsInput(&operand) && isContractionOutput(operand, contraction))
-      value = memref::LoadOp::create(b, loc, scratch, slotIndices);
-    else if (isa<MemRefType>(value.getType()))
-      value = memref::LoadOp::create(b, loc, value, indicesAt(operand));
-    map.map(arg, value);
+void mlir::infer::emitElementwiseAtPoint(OpBuilder &b, Location loc, linalg::LinalgOp producer,
+                                         linalg::LinalgOp op, bool isPrologue,
+                                         ArrayRef<Value> point) {
+  IndexMath e{b, loc};
+  DenseWalk output = *outputWalk(producer, producer.getStaticLoopRanges());
+  if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+    SmallVector<Value> cIndices;
+    OpOperand &c = producer.getDpsInitsMutable()[0];
+    for (AffineExpr expr : producer.getMatchingIndexingMap(&c).getResults())
+      cIndices.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+    memref::StoreOp::create(b, loc, fill.value(), c.get(), cIndices);
+    return;
   }
-  Block &body = op.getRegion().front();
-  for (Operation &inner : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      map.map(index.getResult(), at[index.getDim()]);
-      continue;
-    }
-    b.clone(inner, map);
-  }
-  for (auto [operand, result] :
-       llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands())) {
-    Value value = map.lookupOrDefault(result);
-    if (isPrologue)
-      memref::StoreOp::create(b, loc, value, scratch, slotIndices);
-    else
-      memref::StoreOp::create(b, loc, value, operand.get(), indicesAt(operand));
-  }
+  auto generic = cast<linalg::GenericOp>(op.getOperation());
+  Box box = boxOf(generic, producer, output, isPrologue);
+  auto [at, inBox] = pointInBox(e, box, offsetInC(e, output, point),
+                                generic.getStaticLoopRanges().size());
+  emitPayloadAt(
+      b, loc, generic, at,
+      [&](OpOperand &operand, ArrayRef<Value> indices) { return loadAt(b, loc, operand, indices); },
+      [&](OpOperand &operand, Value value, ArrayRef<Value> indices) {
+        storeAt(b, loc, operand, value, indices);
+      });
 }

@@ -11,6 +11,11 @@
 
 namespace mlir::infer {
 
+/// Marks an scf.execute_region of infer-cuda-fuse-epilogues whose
+/// producer is a reduction run a thread per output (a depthwise
+/// convolution), not a tensor-core contraction.
+inline constexpr llvm::StringLiteral kPointGroupAttr = "infer.point_group";
+
 /// An op on memrefs that a tensor-core kernel runs with its contraction,
 /// a 16x16 tile at a time (infer-cuda-fuse-epilogues groups them):
 ///   prologue: a linalg.fill of C, or an elementwise generic that writes
@@ -36,6 +41,15 @@ struct TensorCoreFusion {
   }
 };
 
+/// Whether `prologue` (`epilogue`, either may be null) can run element by
+/// element with `producer` (any linalg op on memrefs whose output, C, its
+/// loops of `ranges` walk densely): the element-wise conditions below, and
+/// with `allowPadding` a box of C's leading rows or columns instead of all
+/// of C; aliasing and order are the caller's.
+bool canFuseElementwise(linalg::LinalgOp producer, ArrayRef<int64_t> ranges,
+                        linalg::LinalgOp prologue, linalg::GenericOp epilogue,
+                        bool allowPadding);
+
 /// Whether `prologue` (`epilogue`, either may be null) can run in the
 /// tensor-core kernel of `contraction` of shape `shape`: the element-wise
 /// conditions above; aliasing and order are the caller's.
@@ -60,6 +74,15 @@ void emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contract
                            const ContractionShape &shape, linalg::GenericOp op, bool isPrologue,
                            ArrayRef<Value> tileLoop, unsigned dimM, unsigned dimN, Value scratch,
                            Value slot);
+
+/// Emits, where a thread computes the element of C at the loop point
+/// `point` of `producer` (its parallel dims; the others are not read),
+/// `op`'s work on that element: a prologue (a fill or an elementwise
+/// generic writing C) before the producer, an epilogue after it. Each
+/// operand is read and written in memory, C too (the thread's own
+/// element). canFuseElementwise must have accepted `op` without padding.
+void emitElementwiseAtPoint(OpBuilder &b, Location loc, linalg::LinalgOp producer,
+                            linalg::LinalgOp op, bool isPrologue, ArrayRef<Value> point);
 
 } // namespace mlir::infer
 

@@ -164,11 +164,20 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %bias: memref<32xf
 
 // -----
 
-// A prologue that reads C at other elements (its transpose) and a MatMul
-// whose k is not whole steps of 8 (not for the tensor cores as it is):
-// nothing is grouped.
+// A prologue that reads C at other elements (its transpose): not grouped.
+// A MatMul whose k is not whole steps of 8 is not for the tensor cores as
+// it is, but its k is short (12): it runs a thread an output, and its fill
+// joins it as a point group.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: scf.execute_region
+// CHECK: linalg.generic {{.*}}ins(%arg2 : memref<32x32xf32>) outs(%arg2
+// CHECK-NOT: scf.execute_region
+// CHECK: linalg.generic {{.*}}ins(%arg0, %arg1 :
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%arg5
+// CHECK-NEXT: linalg.generic
+// CHECK: scf.yield
+// CHECK-NEXT: } {infer.point_group}
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -449,5 +458,60 @@ func.func @main(%x: memref<48x32xf32>, %w: memref<32x32xf32>, %y: memref<40x32xf
     linalg.yield %v : f32
   }
   linalg.copy ins(%s : memref<40x32xf32, strided<[32, 1], offset: 256>>) outs(%y : memref<40x32xf32>)
+  return
+}
+
+// -----
+
+// A depthwise convolution (3x3, a thread an output): the bias written into
+// C before it and batch norm + ReLU over C after it join it as a point
+// group. A reduction of 64 or more (a block reduction's) does not group.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg2 : memref<8xf32>) outs(%arg3 :
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {{.*}}ins(%arg3, %arg2 : {{.*}}outs(%arg3 :
+// CHECK: scf.yield
+// CHECK-NEXT: } {infer.point_group}
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: scf.execute_region
+#bias = affine_map<(d0, d1, d2) -> (d0)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#in = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#sum = affine_map<(d0, d1) -> (d0)>
+func.func @main(%x: memref<8x10x10xf32>, %w: memref<8x3x3xf32>, %b: memref<8xf32>,
+                %y: memref<8x8x8xf32>, %long: memref<8x64xf32>, %s: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#bias, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : memref<8xf32>) outs(%y : memref<8x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#in, #w, #out],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : memref<8x10x10xf32>, memref<8x3x3xf32>) outs(%y : memref<8x8x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %v = arith.addf %out, %m : f32
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #bias, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %b : memref<8x8x8xf32>, memref<8xf32>) outs(%y : memref<8x8x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %r = arith.maximumf %m, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<8xf32>)
+  linalg.generic {indexing_maps = [#rows, #sum], iterator_types = ["parallel", "reduction"]}
+      ins(%long : memref<8x64xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %out, %in : f32
+    linalg.yield %v : f32
+  }
   return
 }

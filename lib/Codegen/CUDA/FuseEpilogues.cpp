@@ -175,7 +175,7 @@ linalg::GenericOp asGeneric(Operation *op) {
 bool isPointReduction(Operation *kernel) {
   auto op = dyn_cast<linalg::LinalgOp>(kernel);
   if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0)
+      op.getNumReductionLoops() == 0 || op.getNumParallelLoops() == 0)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))

@@ -95,6 +95,8 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
       options.allowTF32 && options.fuse && options.fuseEpilogues && !options.stageTiles;
   if (fuseEpilogues)
     pm.addPass(createPrepareEpiloguesPass()); // After the last CSE.
+  if (fuseEpilogues) // Point groups: the reductions it rewrites then keep their neighbours.
+    pm.addPass(createGuardedPadReadsPass());
   if (options.fuse)
     pm.addPass(createPadsInPlacePass());
   addBufferizationPasses(pm);

@@ -231,6 +231,13 @@ bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologu
   SmallVector<OpOperand *> reads;
   for (OpOperand *input : contraction.getDpsInputOperands())
     reads.push_back(input);
+  // And what its payload reads itself (a guarded read of an unpadded input).
+  contraction->walk([&](Operation *inner) {
+    if (inner != contraction.getOperation())
+      for (OpOperand &operand : inner->getOpOperands())
+        if (isa<MemRefType>(operand.get().getType()))
+          reads.push_back(&operand);
+  });
   if (prologue) // Its inputs but C in place (canFuseIntoTensorCores checked that).
     for (OpOperand *input : readOperands(prologue))
       if (prologue.isDpsInput(input) && storageRoot(input->get()) != storageRoot(c))

@@ -558,4 +558,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createPrepareEpiloguesPass(); });
   registerPass([] { return createReshapesAsViewsPass(); });
   registerPass([] { return createPadsInPlacePass(); });
+  registerPass([] { return createGuardedPadReadsPass(); });
 }

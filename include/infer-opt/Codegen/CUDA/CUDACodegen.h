@@ -138,6 +138,9 @@ std::unique_ptr<Pass> createReshapesAsViewsPass();
 /// infer-cuda-pads-in-place (PadsInPlace.cpp, on tensors): a padded
 /// tensor's producer writes its interior.
 std::unique_ptr<Pass> createPadsInPlacePass();
+/// infer-cuda-guarded-pad-reads (GuardedPadReads.cpp, on tensors): a short
+/// reduction reads its padded input through bounds checks instead.
+std::unique_ptr<Pass> createGuardedPadReadsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -66,6 +66,8 @@ MODELS = {
     # A depthwise convolution with its bias, batch norm and ReLU in its
     # kernel, a thread an output (a point group).
     "depthwise_bn": (INPUTS / "depthwise_bn.onnxtext", {}),
+    # Epilogues over a 14 x 14 map in rows of 208 (grown positions).
+    "conv_grown_map": (INPUTS / "conv_grown_map.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -212,6 +214,20 @@ def test_grown_mlp_keeps_its_neighbours_in_its_kernels(tmp_path):
     assert [l["strategy"] for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Relu_2"} <= set(plan["launches"][1]["nodes"])
     assert {"MatMul_3", "Add_4", "Add_5"} <= set(plan["launches"][2]["nodes"])
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_epilogues_over_a_grown_map_join_their_kernels(tmp_path):
+    """1x1 convolutions whose 196 positions are grown to 208: bias + ReLU
+    and bias + residual read 14 x 14 boxes of rows of 208 and still join
+    the tensor-core kernels."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "conv_grown_map")
+    _, plan, _, _ = read_engine(tmp_path / "conv_grown_map.engine")
+    kernels = [l for l in plan["launches"] if l["strategy"] == "tensor_cores"]
+    assert len(kernels) == 2, plan["launches"]
+    assert {"Conv_0", "Relu_1"} <= set(kernels[0]["nodes"]), kernels[0]["nodes"]
+    assert {"Conv_2", "Add_3"} <= set(kernels[1]["nodes"]), kernels[1]["nodes"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -35,6 +35,12 @@
 //     consumer reading and writing one buffer through one map (in place):
 //     each element is read before it is written, by the same lane.
 //
+// A reduction that runs a thread per output (a depthwise convolution, a
+// pool: isPointReduction) gets the same kind of producer and consumer, as
+// a point group (kPointGroupAttr): each thread runs them on its own element
+// around its reduction loops. They must cover all of C, and C need not be
+// read once (the reduction stores it anyway).
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorCoreFusion.h"

@@ -12,7 +12,10 @@
 //      dims with the innermost dim fastest (so neighbouring threads touch
 //      neighbouring elements: coalesced), blocks of a size the launch
 //      configuration picks, and a bounds check for the last block.
-//      A kernel without a parallel loop runs on one thread. A reduction
+//      A point group of infer-cuda-fuse-epilogues (a short reduction with
+//      its prologue and epilogue) is lowered so too, each thread running
+//      the prologue and epilogue on its own element around its reduction
+//      loops. A kernel without a parallel loop runs on one thread. A reduction
 //      with few outputs and a long reduction gets a block per output
 //      instead (BlockReductions.cpp); a float32 contraction that fits the
 //      tensor cores, a WMMA kernel (TensorCores.cpp; with stage-tiles, one

@@ -126,8 +126,8 @@ std::unique_ptr<Pass> createFoldTransposesPass();
 /// one loop over the rows.
 std::unique_ptr<Pass> createFuseRowsPass();
 /// infer-cuda-fuse-epilogues (FuseEpilogues.cpp, on memrefs): a tensor-core
-/// contraction with its fill or initial-value op and its elementwise
-/// consumer, grouped for one kernel.
+/// contraction (or a short reduction, a thread an output) with its fill or
+/// initial-value op and its elementwise consumer, grouped for one kernel.
 std::unique_ptr<Pass> createFuseEpiloguesPass();
 /// infer-cuda-prepare-epilogues (PrepareEpilogues.cpp, on tensors): a fill
 /// per tensor-core candidate; contractions read once marked.

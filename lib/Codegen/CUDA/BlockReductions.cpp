@@ -89,6 +89,27 @@ static void setBlockSize(BlockReductionPlan &plan, linalg::GenericOp op, int64_t
   plan.scratchSize = plan.warpShuffles ? std::max<int64_t>(1, blockSize / kWarpSize) : blockSize;
 }
 
+bool mlir::infer::isPointReduction(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+      op.getNumParallelLoops() == 0)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t length = 1;
+  for (auto [range, iterator] : llvm::zip(ranges, iterators))
+    if (iterator == utils::IteratorType::reduction)
+      length *= range;
+  AffineMap map = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
+  return length < kMinBlockReductionLength && map.isProjectedPermutation() &&
+         map.getNumResults() == op.getNumParallelLoops() &&
+         llvm::all_of(map.getResults(), [&](AffineExpr e) {
+           return iterators[cast<AffineDimExpr>(e).getPosition()] ==
+                  utils::IteratorType::parallel;
+         });
+}
+
 std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::GenericOp op) {
   std::optional<BlockReductionPlan> plan = planBlockReductionWith(op, kWarpSize);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -101,7 +122,8 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReduction(linalg::Generi
     length *= ranges[d];
   // Heuristic: worth a block when the reduction is long and the outputs
   // too few to fill the GPU with one thread each.
-  if (plan->reduction.empty() || length < 64 || outputs > 65536 || outputs == 0)
+  if (plan->reduction.empty() || length < kMinBlockReductionLength || outputs > 65536 ||
+      outputs == 0)
     return std::nullopt;
   int64_t blockSize = kWarpSize;
   while (blockSize < 256 && blockSize < length)

@@ -28,6 +28,15 @@ struct BlockReductionPlan {
 /// A plan if `op` (on memrefs) is a reduction worth a block per output.
 std::optional<BlockReductionPlan> planBlockReduction(linalg::GenericOp op);
 
+/// The shortest reduction (iterations an output) planBlockReduction takes.
+inline constexpr int64_t kMinBlockReductionLength = 64;
+
+/// Whether `op` (on tensors or memrefs) is a reduction that runs a thread
+/// per output on the SIMT path: static, shorter than a block reduction,
+/// with one output indexed by all its parallel loops (at least one). A
+/// depthwise convolution, a pool.
+bool isPointReduction(linalg::LinalgOp op);
+
 /// Emits the kernel body for `op` at `b`'s insertion point; `scratch` is a
 /// workgroup buffer of plan.scratchSize elements of the output's type.
 /// `output` is the linear index of the output point the block computes:

@@ -36,13 +36,14 @@
 //     each element is read before it is written, by the same lane.
 //
 // A reduction that runs a thread per output (a depthwise convolution, a
-// pool: isPointReduction) gets the same kind of producer and consumer, as
-// a point group (kPointGroupAttr): each thread runs them on its own element
-// around its reduction loops. They must cover all of C, and C need not be
+// pool: isPointReduction, BlockReductions.h) gets the same kind of
+// producer and consumer, as a point group (kPointGroupAttr): each thread
+// runs them on its own element around its reduction loops. They must cover all of C, and C need not be
 // read once (the reduction stores it anyway).
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockReductions.h"
 #include "TensorCoreFusion.h"
 #include "TensorCores.h"
 
@@ -173,31 +174,13 @@ linalg::GenericOp asGeneric(Operation *op) {
   return *generic;
 }
 
-/// Whether `op` is a reduction that infer-cuda-map-to-gpu runs a thread
-/// per output (the SIMT path: shorter than a block reduction's 64, static,
-/// one output indexed by all its parallel loops), such as a depthwise
-/// convolution: a prologue and an epilogue then run in the same thread,
-/// on its element, before and after its loops.
-bool isPointReduction(Operation *kernel) {
+/// Whether `kernel` is a reduction that infer-cuda-map-to-gpu runs a
+/// thread per output (isPointReduction), such as a depthwise convolution:
+/// a prologue and an epilogue then run in the same thread, on its element,
+/// before and after its loops.
+bool isPointKernel(Operation *kernel) {
   auto op = dyn_cast<linalg::LinalgOp>(kernel);
-  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0 || op.getNumParallelLoops() == 0)
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return false;
-  int64_t length = 1;
-  for (auto [range, iterator] : llvm::zip(ranges, op.getIteratorTypesArray()))
-    if (iterator == utils::IteratorType::reduction)
-      length *= range;
-  AffineMap map = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  return length < 64 && map.isProjectedPermutation() &&
-         map.getNumResults() == op.getNumParallelLoops() &&
-         llvm::all_of(map.getResults(), [&](AffineExpr e) {
-           return iterators[cast<AffineDimExpr>(e).getPosition()] ==
-                  utils::IteratorType::parallel;
-         });
+  return op && op.hasPureBufferSemantics() && isPointReduction(op);
 }
 
 /// Whether the kernel need not store C when it has `epilogue`: C is read
@@ -300,7 +283,7 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       // A tensor-core contraction, or a reduction that runs a thread per
       // output (a point group).
       std::optional<ContractionShape> shape = tensorCoreContraction(kernels[i]);
-      bool points = !shape && isPointReduction(kernels[i]);
+      bool points = !shape && isPointKernel(kernels[i]);
       if (!shape && !points)
         continue;
       auto producer = cast<linalg::LinalgOp>(kernels[i]);

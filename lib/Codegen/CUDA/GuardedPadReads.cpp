@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockReductions.h"
 #include "TensorCores.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -30,20 +31,9 @@ using namespace mlir::infer;
 namespace {
 
 /// Whether `op` is a reduction that runs a thread per output on the GPU
-/// (as FuseEpilogues.cpp's isPointReduction, on tensors) and not a
-/// tensor-core candidate.
+/// (isPointReduction) and not a tensor-core candidate.
 bool isShortReduction(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0 || op.getNumParallelLoops() == 0 || tensorCoreShape(op))
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return false;
-  int64_t length = 1;
-  for (auto [range, iterator] : llvm::zip(ranges, op.getIteratorTypesArray()))
-    if (iterator == utils::IteratorType::reduction)
-      length *= range;
-  return length < 64;
+  return op.hasPureTensorSemantics() && isPointReduction(op) && !tensorCoreShape(op);
 }
 
 /// `op` reading `padded` (its input operand `index`, the result of `pad`)

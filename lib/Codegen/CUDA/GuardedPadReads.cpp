@@ -11,6 +11,11 @@
 // then reads the pad's source itself (a tensor.extract in its payload, at
 // clamped indices), and the pad is gone when nothing else reads it.
 //
+// The im2col copy of an ungrouped convolution (a copy of each window of the
+// padded input, all loops parallel) reads its pad the same way: each of its
+// threads already reads alone (a window is not a vector access), and the
+// pad's fill and copy kernels and its buffer go.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BlockReductions.h"
@@ -30,10 +35,16 @@ using namespace mlir::infer;
 
 namespace {
 
-/// Whether `op` is a reduction that runs a thread per output on the GPU
-/// (isPointReduction) and not a tensor-core candidate.
-bool isShortReduction(linalg::GenericOp op) {
-  return op.hasPureTensorSemantics() && isPointReduction(op) && !tensorCoreShape(op);
+/// Whether `op` can read a padded input through bounds checks: a reduction
+/// that runs a thread per output on the GPU (isPointReduction) and not a
+/// tensor-core candidate, or an op with parallel loops only (an im2col
+/// copy), whose threads each compute their own elements.
+bool readsThroughGuards(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  if (op.getNumLoops() == op.getNumParallelLoops())
+    return op.getNumLoops() > 0 && !op.hasDynamicShape();
+  return isPointReduction(op) && !tensorCoreShape(op);
 }
 
 /// `op` reading `padded` (its input operand `index`, the result of `pad`)
@@ -103,8 +114,8 @@ struct GuardedPadReadsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GuardedPadReadsPass)
   StringRef getArgument() const final { return "infer-cuda-guarded-pad-reads"; }
   StringRef getDescription() const final {
-    return "Let a short reduction (a depthwise convolution, a pool) read its padded input "
-           "through bounds checks on the unpadded one";
+    return "Let a short reduction (a depthwise convolution, a pool) or an im2col copy read its "
+           "padded input through bounds checks on the unpadded one";
   }
 
   void runOnOperation() override {
@@ -118,11 +129,12 @@ struct GuardedPadReadsPass
           llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
           llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic))
         continue;
-      // Every user a short reduction reading it once, as an input.
+      // Every user a short reduction or a parallel op reading it once, as
+      // an input.
       SmallVector<std::pair<linalg::GenericOp, unsigned>> users;
       for (OpOperand &use : pad.getResult().getUses()) {
         auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
-        if (!user || !isShortReduction(user) || !user.isDpsInput(&use) ||
+        if (!user || !readsThroughGuards(user) || !user.isDpsInput(&use) ||
             llvm::count(user->getOperands(), pad.getResult()) != 1) {
           users.clear();
           break;

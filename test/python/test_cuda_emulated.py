@@ -68,6 +68,8 @@ MODELS = {
     "depthwise_bn": (INPUTS / "depthwise_bn.onnxtext", {}),
     # Epilogues over a 14 x 14 map in rows of 208 (grown positions).
     "conv_grown_map": (INPUTS / "conv_grown_map.onnxtext", {}),
+    # Two ResNet bottleneck blocks over a grown 14 x 14 map.
+    "bottlenecks": (INPUTS / "bottlenecks.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -228,6 +230,25 @@ def test_epilogues_over_a_grown_map_join_their_kernels(tmp_path):
     assert len(kernels) == 2, plan["launches"]
     assert {"Conv_0", "Relu_1"} <= set(kernels[0]["nodes"]), kernels[0]["nodes"]
     assert {"Conv_2", "Add_3"} <= set(kernels[1]["nodes"]), kernels[1]["nodes"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_bottleneck_blocks_are_their_convolutions_kernels(tmp_path):
+    """Two ResNet bottleneck blocks over a grown 14 x 14 map: a kernel for
+    each convolution with its bias, ReLU and residual add, an im2col copy
+    before each 3x3 one (reading its zero padding through bounds checks:
+    no pad kernels), and one copy of x, a model input, into a padded home.
+    No other copies of homes: the first block's output feeds the second's
+    first convolution where it is and its residual add from there."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "bottlenecks")
+    _, plan, _, _ = read_engine(tmp_path / "bottlenecks.engine")
+    strategies = [l["strategy"] for l in plan["launches"]]
+    assert strategies.count("tensor_cores") == 6, plan["launches"]
+    assert len(strategies) == 9, plan["launches"]
+    for launch in plan["launches"]:
+        if launch["strategy"] == "tensor_cores":  # Its ReLU (and add) joined.
+            assert len(launch["nodes"]) >= 2, launch["nodes"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -20,8 +20,9 @@
 // And three rewrites for contractions grown to whole tiles (ViT's 197
 // tokens in 208 rows), whose padded homes bufferization would otherwise
 // copy (first, slices that take or replace all of a tensor, which the
-// split of a contraction along k leaves, are dropped, so that they see
-// the ops behind them):
+// split of a contraction along k leaves, and reshapes that undo one
+// another, which a padded home of a 4-D output leaves, are dropped, so
+// that they see the ops behind them):
 //
 //   3. A padded home of its own for each op that writes into one (an
 //      extract_slice of a tensor.empty as its output, its result inserted
@@ -102,6 +103,20 @@ void dropWholeSlice(SliceOp slice, Value whole, Value part) {
   slice->erase();
 }
 
+/// Replaces a reshape of a reshape back to the first one's source type by
+/// that source: reshapes keep the elements' row-major order, so the same
+/// shape means the same tensor.
+template <typename ReshapeOp, typename InverseOp>
+void dropUndoneReshape(ReshapeOp reshape) {
+  auto inner = reshape.getSrc().template getDefiningOp<InverseOp>();
+  if (!inner || inner.getSrc().getType() != reshape.getResult().getType())
+    return;
+  reshape.getResult().replaceAllUsesWith(inner.getSrc());
+  reshape->erase();
+  if (inner->use_empty())
+    inner->erase();
+}
+
 /// Whether `value` has one user, through views of it: a grown
 /// contraction's result is read through the extract_slice of its leading
 /// rows, which must have one user too (else C is read again after its
@@ -115,30 +130,95 @@ bool readOnce(Value value) {
   return true;
 }
 
+/// Whether `op` is a reshape (expand_shape or collapse_shape).
+bool isReshape(Operation *op) {
+  return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+}
+
+/// `value` less the reshapes that made it (a padded home of a 4-D output
+/// is a 3-D slice viewed as 4-D); `chain` gets them, outermost first.
+/// With `oneUse`, only reshapes whose result has one use are peeled.
+Value peelReshapes(Value value, SmallVectorImpl<Operation *> &chain, bool oneUse) {
+  while (isReshape(value.getDefiningOp()) && (!oneUse || value.hasOneUse())) {
+    chain.push_back(value.getDefiningOp());
+    value = value.getDefiningOp()->getOperand(0);
+  }
+  return value;
+}
+
 /// Rewrite 3 for `insert`, if it puts the result of an op that wrote into
 /// the same slice of the tensor.empty it inserts into, which other ops
-/// use too.
+/// use too. Both may be seen through reshapes: they keep the elements'
+/// row-major order, and the slice has the same shape at both ends.
 void untieHome(tensor::InsertSliceOp insert) {
   auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
-  auto result = dyn_cast<OpResult>(insert.getSource());
-  if (!empty || empty->hasOneUse() || !result || !result.hasOneUse())
+  SmallVector<Operation *> resultViews, initViews;
+  auto result = dyn_cast<OpResult>(peelReshapes(insert.getSource(), resultViews, true));
+  if (!empty || empty->hasOneUse() || !result)
     return;
   auto producer = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
   if (!producer)
     return;
   OpOperand *init = producer.getTiedOpOperand(result);
-  auto slice = init->get().getDefiningOp<tensor::ExtractSliceOp>();
+  auto slice = peelReshapes(init->get(), initViews, false).getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || slice.getSource() != empty.getResult() || !sameSlice(slice, insert))
     return;
   OpBuilder b(producer);
   IRMapping map;
   map.map(empty.getResult(), b.clone(*empty)->getResult(0));
-  init->set(b.clone(*slice, map)->getResult(0));
+  Value home = b.clone(*slice, map)->getResult(0);
+  for (Operation *view : llvm::reverse(initViews)) {
+    map.map(view->getOperand(0), home);
+    home = b.clone(*view, map)->getResult(0);
+  }
+  init->set(home);
   insert.getDestMutable().assign(map.lookup(empty.getResult()));
+  for (Operation *view : initViews) // Outermost first: each is its inner one's user.
+    if (view->use_empty())
+      view->erase();
   if (slice->use_empty())
     slice->erase();
   if (empty->use_empty())
     empty->erase();
+}
+
+/// Rewrite 3b for `insert`, if it puts the result of an op that wrote into
+/// the same slice of its destination (untieHome's shape): the result's
+/// other readers after the insert (a residual add, besides the next
+/// convolution) read it from the insert's result instead. To one-shot
+/// bufferization the insert is then the last write to the home and no
+/// later read of the result conflicts with it, so it needs no copy.
+void readFromHome(tensor::InsertSliceOp insert) {
+  SmallVector<Operation *> resultViews, initViews;
+  auto result = dyn_cast<OpResult>(peelReshapes(insert.getSource(), resultViews, true));
+  auto producer = result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner()) : nullptr;
+  if (!producer)
+    return;
+  OpOperand *init = producer.getTiedOpOperand(result);
+  auto slice = peelReshapes(init->get(), initViews, false).getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSource() != insert.getDest() || !sameSlice(slice, insert))
+    return;
+  Operation *chainStart = resultViews.empty() ? insert.getOperation() : resultViews.back();
+  Block *block = insert->getBlock();
+  SmallVector<OpOperand *> later;
+  for (OpOperand &use : result.getUses()) {
+    Operation *reader = block->findAncestorOpInBlock(*use.getOwner());
+    if (use.getOwner() != chainStart && reader && insert->isBeforeInBlock(reader))
+      later.push_back(&use);
+  }
+  if (later.empty())
+    return;
+  OpBuilder b(insert->getContext());
+  b.setInsertionPointAfter(insert);
+  IRMapping map;
+  map.map(slice.getSource(), insert.getResult());
+  Value view = b.clone(*slice, map)->getResult(0);
+  for (Operation *reshape : llvm::reverse(initViews)) {
+    map.map(reshape->getOperand(0), view);
+    view = b.clone(*reshape, map)->getResult(0);
+  }
+  for (OpOperand *use : later)
+    use->set(view);
 }
 
 /// Rewrite 4 for the tensor-core candidate `op`: its init
@@ -164,36 +244,60 @@ void fillWholeHome(linalg::LinalgOp op) {
       dead->erase();
 }
 
-/// Rewrite 5 for the tensor-core candidate `op`.
+/// Rewrite 5 for the tensor-core candidate `op`. The slices may be seen
+/// through reshapes, as in untieHome.
 void epilogueInPlace(linalg::LinalgOp op) {
   if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
     return;
   Value result = op->getResult(0);
   auto read = dyn_cast<tensor::ExtractSliceOp>(*result.getUsers().begin());
-  if (!read || !read.getResult().hasOneUse())
+  if (!read)
     return;
-  OpOperand &use = *read.getResult().getUses().begin();
+  Value seen = read.getResult(); // The slice as the user reads it.
+  while (seen.hasOneUse() && isReshape(*seen.getUsers().begin()))
+    seen = seen.getUsers().begin()->getResult(0);
+  if (!seen.hasOneUse())
+    return;
+  OpOperand &use = *seen.getUses().begin();
   auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
   if (!user || !user.hasPureTensorSemantics() || user.getNumDpsInits() != 1 ||
       user.getNumParallelLoops() != user.getNumLoops() || !user.isDpsInput(&use))
     return;
   OpOperand &out = user.getDpsInitsMutable()[0];
-  auto slice = out.get().getDefiningOp<tensor::ExtractSliceOp>();
+  SmallVector<Operation *> outViews;
+  auto slice = peelReshapes(out.get(), outViews, false).getDefiningOp<tensor::ExtractSliceOp>();
   if (!user.getMatchingBlockArgument(&out).use_empty() || !slice ||
       !slice.getSource().getDefiningOp<tensor::EmptyOp>() || !sameSlice(slice, read) ||
-      slice.getType() != read.getType() ||
+      slice.getType() != read.getType() || out.get().getType() != seen.getType() ||
       user.getMatchingIndexingMap(&out) != user.getMatchingIndexingMap(&use) ||
       !user->getResult(0).hasOneUse())
     return;
-  auto insert = dyn_cast<tensor::InsertSliceOp>(*user->getResult(0).getUsers().begin());
-  if (!insert || insert.getDest() != slice.getSource() || !sameSlice(insert, read))
+  // The insert of its result back into the home, through reshapes. Other
+  // users (a residual add after the next block) read the result where the
+  // user wrote it, which is still the slice of C.
+  tensor::InsertSliceOp insert;
+  for (Operation *reader : user->getResult(0).getUsers()) {
+    Value written = user->getResult(0);
+    while (isReshape(reader) && reader->getResult(0).hasOneUse()) {
+      written = reader->getResult(0);
+      reader = *written.getUsers().begin();
+    }
+    auto candidate = dyn_cast<tensor::InsertSliceOp>(reader);
+    if (candidate && candidate.getSource() == written &&
+        candidate.getDest() == slice.getSource() && sameSlice(candidate, read))
+      insert = candidate;
+  }
+  if (!insert)
     return;
   Operation *empty = slice.getSource().getDefiningOp();
   // The slice it reads, as its output too: one value, so that one-shot
   // bufferization sees an elementwise op in place (two equal slices would
   // be two tensors to it, and it would copy one).
-  out.set(read.getResult());
+  out.set(seen);
   insert.getDestMutable().assign(result);
+  for (Operation *view : outViews) // Outermost first.
+    if (view->use_empty())
+      view->erase();
   for (Operation *dead : {slice.getOperation(), empty})
     if (dead->use_empty())
       dead->erase();
@@ -217,21 +321,28 @@ struct PrepareEpiloguesPass
     });
     for (linalg::FillOp fill : shared)
       untie(fill);
-    SmallVector<Operation *> slices;
+    SmallVector<Operation *> views;
     getOperation().walk([&](Operation *op) {
-      if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op))
-        slices.push_back(op);
+      if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExpandShapeOp,
+              tensor::CollapseShapeOp>(op))
+        views.push_back(op);
     });
-    for (Operation *op : slices) {
+    for (Operation *op : views) { // In order: an inner reshape goes before its user.
       if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
         dropWholeSlice(slice, slice.getSource(), slice.getResult());
       else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
         dropWholeSlice(insert, insert.getDest(), insert.getSource());
+      else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+        dropUndoneReshape<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(collapse);
+      else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+        dropUndoneReshape<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(expand);
     }
     SmallVector<tensor::InsertSliceOp> inserts;
     getOperation().walk([&](tensor::InsertSliceOp insert) { inserts.push_back(insert); });
-    for (tensor::InsertSliceOp insert : inserts)
+    for (tensor::InsertSliceOp insert : inserts) {
       untieHome(insert);
+      readFromHome(insert);
+    }
     Builder b(&getContext());
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {

@@ -118,6 +118,17 @@ def case_conv_transpose(rng):
     return m, {"x": weight(rng, 1, 4, 5, 4, scale=1)}
 
 
+def case_conv_transpose_tiled(rng):
+    # Windows that tile the output (kernel = stride): a contraction over the
+    # input channels alone, in 2-D (a non-square kernel) and in 1-D.
+    nodes = [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], kernel_shape=[2, 3],
+                              strides=[2, 3]),
+             helper.make_node("ConvTranspose", ["v", "u"], ["z"], kernel_shape=[4], strides=[4])]
+    m = model(nodes, [("x", F, [2, 5, 3, 4]), ("v", F, [1, 3, 7])], [("y", F), ("z", F)],
+              [("w", weight(rng, 5, 6, 2, 3)), ("b", weight(rng, 6)), ("u", weight(rng, 3, 2, 4))])
+    return m, {"x": weight(rng, 2, 5, 3, 4, scale=1), "v": weight(rng, 1, 3, 7, scale=1)}
+
+
 def case_pools(rng):
     nodes = [
         helper.make_node("MaxPool", ["x"], ["a"], kernel_shape=[3, 3], strides=[2, 2],

@@ -268,6 +268,60 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
   }
 };
 
+/// Whether `op`'s windows tile its output: kernel = stride, no pads,
+/// dilations or output padding, one group (the 2x upsampling of U-Nets and
+/// of PP-OCR det's head). Each output element is then one tap of one input
+/// position.
+bool windowsTileOutput(ConvTransposeOp op) {
+  ArrayRef<int64_t> kernel = op.getWeight().getType().getShape().drop_front(2);
+  auto isZero = [](int64_t v) { return v == 0; };
+  return op.getGroup() == 1 && op.getStrides() == kernel &&
+         llvm::all_of(op.getDilations(), [](int64_t v) { return v == 1; }) &&
+         llvm::all_of(op.getPads(), isZero) && llvm::all_of(op.getOutputPadding(), isZero);
+}
+
+/// A ConvTranspose whose windows tile its output (windowsTileOutput) as a
+/// contraction over the input channels alone, with the output viewed as
+/// [n, m, i_0, a_0, i_1, a_1, ...] (i the input position, a the tap; the
+/// same elements in the same order as [n, m, i_0·k_0 + a_0, ...]):
+///   out[n, m, i_0, a_0, ...] = bias[m] + Σ_c x[n, c, i_0, ...] · w[c, m, a_0, ...].
+/// The stride-1 convolution below would spread the input with zeros and
+/// multiply them too: 3 products in 4 for a 2x2 kernel, through an im2col
+/// copy 4 times the output's size.
+Value tiledConvTranspose(OpBuilder &b, Location loc, ConvTransposeOp op) {
+  RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType();
+  RankedTensorType resultType = op.getType();
+  MLIRContext *ctx = b.getContext();
+  int64_t spatial = x.getRank() - 2;
+  SmallVector<int64_t> shape(resultType.getShape().take_front(2));
+  SmallVector<ReassociationIndices> groups = {{0}, {1}};
+  for (int64_t i = 0; i < spatial; ++i) {
+    shape.append({x.getDimSize(2 + i), w.getDimSize(2 + i)});
+    groups.push_back({2 + 2 * i, 3 + 2 * i});
+  }
+  auto tiledType = RankedTensorType::get(shape, resultType.getElementType());
+  Value init = tensor::ExpandShapeOp::create(
+      b, loc, tiledType, accumulatorInit(b, loc, resultType, op.getBias()), groups);
+  // Loop dims: n, m, (i_j, a_j)..., c.
+  unsigned numDims = 3 + 2 * spatial;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr c = d(numDims - 1);
+  SmallVector<AffineExpr> xExprs = {d(0), c}, wExprs = {c, d(1)}, outExprs = {d(0), d(1)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    xExprs.push_back(d(2 + 2 * i));
+    wExprs.push_back(d(3 + 2 * i));
+    outExprs.append({d(2 + 2 * i), d(3 + 2 * i)});
+  }
+  SmallVector<utils::IteratorType> iterators(numDims - 1, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value tiled = buildConvAccumulate(b, loc, init, ValueRange{op.getInput(), op.getWeight()},
+                                    {AffineMap::get(numDims, 0, xExprs, ctx),
+                                     AffineMap::get(numDims, 0, wExprs, ctx),
+                                     AffineMap::get(numDims, 0, outExprs, ctx)},
+                                    iterators);
+  return tensor::CollapseShapeOp::create(b, loc, resultType, tiled, groups);
+}
+
 /// ConvTranspose as a stride-1 convolution: the input is spread out by the
 /// stride (zeros between elements, one strided tensor.insert_slice) and
 /// padded by (k - 1) * d minus the pads, and the weight is read flipped with
@@ -286,6 +340,10 @@ struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
     if (!isa<FloatType>(et))
       return rewriter.notifyMatchFailure(op, "integer convolution");
     Location loc = op.getLoc();
+    if (windowsTileOutput(op)) {
+      rewriter.replaceOp(op, tiledConvTranspose(rewriter, loc, op));
+      return success();
+    }
     MLIRContext *ctx = op.getContext();
     int64_t spatial = x.getRank() - 2, group = op.getGroup();
     int64_t cPerGroup = w.getDimSize(0) / group, mPerGroup = w.getDimSize(1);

@@ -75,27 +75,54 @@ func.func @conv_grouped(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> ten
 
 // -----
 
-// Tests that an ungrouped ConvTranspose spreads the input by the stride into
-// a zero tensor (strided tensor.insert_slice at offset (k - 1) - pad), flips
-// the weight with its channel dims swapped into a copy, and is then a
-// stride-1 convolution like any other (im2col, flattened contraction).
-// CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 1, -d3 + 1)>
+// Tests that an ungrouped ConvTranspose whose windows overlap (kernel 3,
+// stride 2) spreads the input by the stride into a zero tensor (strided
+// tensor.insert_slice at offset (k - 1) - pad; output_padding adds to the
+// end), flips the weight with its channel dims swapped into a copy, and is
+// then a stride-1 convolution like any other (im2col, flattened
+// contraction).
+// CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
 // CHECK-LABEL: func.func @conv_transpose_strided
-// CHECK-SAME: %[[X:.+]]: tensor<1x8x4x4xf32>, %[[W:.+]]: tensor<8x4x2x2xf32>, %[[B:.+]]: tensor<4xf32>
-func.func @conv_transpose_strided(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
-  // CHECK: %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x8x9x9xf32>)
-  // CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 2, 2] : tensor<1x8x4x4xf32> into tensor<1x8x9x9xf32>
+// CHECK-SAME: %[[X:.+]]: tensor<1x8x4x4xf32>, %[[W:.+]]: tensor<8x4x3x3xf32>, %[[B:.+]]: tensor<4xf32>
+func.func @conv_transpose_strided(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  // CHECK: %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x8x10x10xf32>)
+  // CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 2, 2] : tensor<1x8x4x4xf32> into tensor<1x8x10x10xf32>
   // CHECK: %[[FLIPPED:.+]] = linalg.generic
   // CHECK-SAME: indexing_maps = [#[[$FLIP]], #{{.+}}]
-  // CHECK-SAME: ins(%[[W]] : tensor<8x4x2x2xf32>) outs(%{{.+}} : tensor<4x8x2x2xf32>)
+  // CHECK-SAME: ins(%[[W]] : tensor<8x4x3x3xf32>) outs(%{{.+}} : tensor<4x8x3x3xf32>)
   // CHECK: linalg.generic
   // CHECK-SAME: ins(%[[B]] : tensor<4xf32>)
   // CHECK: %[[COL:.+]] = linalg.generic
-  // CHECK-SAME: ins(%[[SPREAD]] : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<1x8x2x2x8x8xf32>)
+  // CHECK-SAME: ins(%[[SPREAD]] : tensor<1x8x10x10xf32>) outs(%{{.+}} : tensor<1x8x3x3x8x8xf32>)
   // CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[COL]]
   // CHECK: linalg.generic
-  // CHECK-SAME: ins(%[[FLAT]], %[[FLIPPED]] : tensor<1x8x2x2x64xf32>, tensor<4x8x2x2xf32>) outs(%{{.+}} : tensor<1x4x64xf32>)
+  // CHECK-SAME: ins(%[[FLAT]], %[[FLIPPED]] : tensor<1x8x3x3x64xf32>, tensor<4x8x3x3xf32>) outs(%{{.+}} : tensor<1x4x64xf32>)
   // CHECK: tensor.expand_shape
+  %y = infer.conv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<8x4x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Tests that a ConvTranspose whose windows tile its output (kernel = stride
+// = 2, no pads) is a contraction over the input channels alone, into the
+// output viewed as [n, m, i, a, j, b] (i, j input positions, a, b taps):
+// no spread input, no flipped weight, no im2col copy.
+// CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d6, d2, d4)>
+// CHECK-DAG: #[[$W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d1, d3, d5)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @conv_transpose_tiled
+// CHECK-SAME: %[[X:.+]]: tensor<1x8x4x4xf32>, %[[W:.+]]: tensor<8x4x2x2xf32>, %[[B:.+]]: tensor<4xf32>
+func.func @conv_transpose_tiled(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  // CHECK-NOT: tensor.insert_slice
+  // CHECK: %[[BIAS:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[B]] : tensor<4xf32>) outs(%{{.+}} : tensor<1x4x8x8xf32>)
+  // CHECK: %[[INIT:.+]] = tensor.expand_shape %[[BIAS]] {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [1, 4, 4, 2, 4, 2]
+  // CHECK: %[[T:.+]] = linalg.generic
+  // CHECK-SAME: indexing_maps = [#[[$X]], #[[$W]], #[[$OUT]]]
+  // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]
+  // CHECK-SAME: ins(%[[X]], %[[W]] : tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>) outs(%[[INIT]] : tensor<1x4x4x2x4x2xf32>)
+  // CHECK: tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<1x4x4x2x4x2xf32> into tensor<1x4x8x8xf32>
   %y = infer.conv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
   return %y : tensor<1x4x8x8xf32>
 }

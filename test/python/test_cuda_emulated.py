@@ -70,6 +70,9 @@ MODELS = {
     "conv_grown_map": (INPUTS / "conv_grown_map.onnxtext", {}),
     # Two ResNet bottleneck blocks over a grown 14 x 14 map.
     "bottlenecks": (INPUTS / "bottlenecks.onnxtext", {}),
+    # Two ConvTransposes whose windows tile their outputs, with their
+    # neighbours.
+    "upsample_head": (INPUTS / "upsample_head.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -249,6 +252,20 @@ def test_bottleneck_blocks_are_their_convolutions_kernels(tmp_path):
     for launch in plan["launches"]:
         if launch["strategy"] == "tensor_cores":  # Its ReLU (and add) joined.
             assert len(launch["nodes"]) >= 2, launch["nodes"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_upsampling_is_a_kernel_for_each_conv_transpose(tmp_path):
+    """A 2x2, stride-2 ConvTranspose is a short contraction over the input
+    channels (no spread input, no im2col copy), a thread an output, with
+    its bias, batch norm and ReLU (or sigmoid) in its kernel."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "upsample_head")
+    _, plan, _, _ = read_engine(tmp_path / "upsample_head.engine")
+    assert len(plan["launches"]) == 2, plan["launches"]
+    assert {"ConvTranspose_0", "BatchNormalization_1", "Relu_2"} <= \
+        set(plan["launches"][0]["nodes"]), plan["launches"][0]["nodes"]
+    assert {"ConvTranspose_3", "Sigmoid_4"} <= set(plan["launches"][1]["nodes"])
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

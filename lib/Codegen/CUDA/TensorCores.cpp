@@ -400,6 +400,8 @@ struct SplitContractionsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : candidates) {
       ContractionShape s = *tensorCoreShape(op);
+      if (!coversATile(s)) // No part would be a tensor-core kernel: split, it is only more kernels.
+        continue;
       SmallVector<linalg::LinalgOp> parts = {op};
       SmallVector<std::pair<unsigned, int64_t>> splits = {{s.m, kTileM}, {s.n, kTileN}};
       if (s.ks.size() == 1) // Several k dims must be whole multiples together.

@@ -55,8 +55,8 @@ MODELS = {
     # Q, K and V as column slices of one projection, reshaped to heads
     # (infer-cuda-reshapes-as-views).
     "qkv_split": (INPUTS / "qkv_split.onnxtext", {}),
-    # A ReLU writing straight into the next convolution's zero padding
-    # (infer-cuda-pads-in-place), from its convolution's kernel.
+    # A ReLU read by the next convolution's im2col copy through bounds
+    # checks (infer-cuda-guarded-pad-reads) instead of a zero-padded copy.
     "conv_relu_pad": (INPUTS / "conv_relu_pad.onnxtext", {}),
     # An MLP grown to whole tiles: its prologue and epilogues cover the
     # leading rows of padded homes (infer-cuda-prepare-epilogues' rewrites).
@@ -73,6 +73,8 @@ MODELS = {
     # Two ConvTransposes whose windows tile their outputs, with their
     # neighbours.
     "upsample_head": (INPUTS / "upsample_head.onnxtext", {}),
+    # A Concat whose inputs write into its slices.
+    "concat_branches": (INPUTS / "concat_branches.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -270,6 +272,16 @@ def test_upsampling_is_a_kernel_for_each_conv_transpose(tmp_path):
         assert_close(got, want)
 
 
+def test_concat_inputs_write_into_their_slices(tmp_path):
+    """The Resize and the ReLU write into their slices of the Concat (empty
+    tensor elimination before bufferization): no copy kernels."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "concat_branches")
+    _, plan, _, _ = read_engine(tmp_path / "concat_branches.engine")
+    assert [l["nodes"] for l in plan["launches"]] == [["Resize_1"], ["Relu_2"]], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
 def test_depthwise_convolution_keeps_its_neighbours_in_its_kernel(tmp_path):
     """The bias written into the output before a depthwise convolution and
     batch norm + ReLU after it run in its kernel, each thread on its own
@@ -332,16 +344,17 @@ def test_slices_of_a_fused_projection_are_read_in_place(tmp_path):
         assert_close(got, want)
 
 
-def test_relu_writes_into_the_next_convolutions_padding(tmp_path):
-    """1x1 convolution, ReLU, 3x3 convolution with padding 1: the padded
-    input is filled first, and the first convolution's kernel applies the
-    ReLU and writes into its interior; no copy is left. Four launches: the
-    fill, that kernel, the im2col copy and the second convolution."""
+def test_the_next_convolution_reads_the_relu_through_bounds_checks(tmp_path):
+    """1x1 convolution, ReLU, 3x3 convolution with padding 1: the first
+    convolution's kernel applies the ReLU, and the im2col copy reads its
+    output through bounds checks (zero outside): no padded copy and no fill.
+    Three launches: that kernel, the im2col copy and the second
+    convolution."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_relu_pad")
     _, plan, _, _ = read_engine(tmp_path / "conv_relu_pad.engine")
     assert [l["nodes"] for l in plan["launches"]] == [
-        ["Conv_2"], ["Conv_0", "Relu_1"], ["Conv_2"], ["Conv_2"]], plan["launches"]
-    assert plan["launches"][1]["strategy"] == "tensor_cores"
+        ["Conv_0", "Relu_1"], ["Conv_2"], ["Conv_2"]], plan["launches"]
+    assert plan["launches"][0]["strategy"] == "tensor_cores"
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -21,6 +21,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -99,6 +100,10 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createGuardedPadReadsPass());
   if (options.fuse)
     pm.addPass(createPadsInPlacePass());
+  // An op whose result is inserted into a larger tensor (a Concat's input,
+  // a Resize's output) writes into that tensor's slice instead of a
+  // tensor.empty of its own, which bufferization would copy into place.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   addBufferizationPasses(pm);
   pm.addPass(createStaticReshapesPass());
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.

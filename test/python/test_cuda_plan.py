@@ -34,8 +34,9 @@ def test_every_launch_names_its_strategy(tmp_path):
     launches = compile_engine(tmp_path, REPO / "examples/tiny_cnn.onnxtext", "image:1x3x32x32")
     kinds = Counter(launch["strategy"] for launch in launches)
     assert set(kinds) <= STRATEGIES
-    # The bias broadcast and the im2col copy have innermost dims of 16: 4 a thread.
-    assert kinds["vector"] >= 2
+    # The im2col copy has an innermost dim of 16: 4 elements a thread (the
+    # bias broadcast is the convolution's prologue, in its kernel).
+    assert kinds["vector"] >= 1
     for launch in launches:
         assert (launch["strategy"] in TENSOR_CORES) == launch["tensor_cores"]
 

@@ -16,7 +16,8 @@
 // The chain ("row group") is grown from its last op backwards. An op joins
 // when
 //   - it is a linalg.generic (or fill) on tensors that is not a
-//     contraction (at most one input varies along its reduction dims);
+//     contraction (at most one input varies along its reduction dims
+//     without being read at every parallel point too);
 //   - its leading R loops are parallel, the rows, with the same ranges as
 //     the group's, and every map between members starts with d0 .. dR-1
 //     (a member reads and writes whole rows of its neighbours);
@@ -66,15 +67,24 @@ bool isRowOpKind(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || generic.getNumDpsInits() != 1)
     return false;
+  // A contraction reads two inputs along its reductions, each missing a
+  // parallel dim (A has no n, B no m). An input read at every parallel dim
+  // too is elementwise along the row (the residual add that infer-fuse-
+  // elementwise put into ResNet's global pool) and does not count.
   SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
   int varying = 0;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(input);
-    for (unsigned d = 0; d < iterators.size(); ++d)
-      if (iterators[d] == utils::IteratorType::reduction && map.isFunctionOfDim(d)) {
-        ++varying;
-        break;
-      }
+    bool alongReduction = false, atEveryPoint = true;
+    for (unsigned d = 0; d < iterators.size(); ++d) {
+      bool reads = map.isFunctionOfDim(d);
+      if (iterators[d] == utils::IteratorType::reduction)
+        alongReduction |= reads;
+      else
+        atEveryPoint &= reads;
+    }
+    if (alongReduction && !atEveryPoint)
+      ++varying;
   }
   return varying <= 1;
 }

@@ -143,3 +143,60 @@ func.func @left_alone(%short: tensor<48x16xf32>, %one: tensor<1x128xf32>, %a: te
   %mm = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) -> tensor<48x128xf32>
   return %y, %osum, %mm : tensor<48x16xf32>, tensor<1x1xf32>, tensor<48x128xf32>
 }
+
+// A global average pool whose sum took in the residual add and ReLU
+// before it (ResNet-50's last block, after infer-fuse-elementwise): two
+// inputs vary along its reduction, but both are read at every point of
+// the row (not a contraction), so the fill, the sum and the division are
+// one row group.
+// CHECK-LABEL: func.func @pool_of_residual
+// CHECK: scf.forall (%{{.*}}) in (64)
+// CHECK: arith.maximumf
+// CHECK: arith.divf
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @pool_of_residual(%c: tensor<64x49xf32>, %skip: tensor<64x49xf32>) -> tensor<64x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 49.0 : f32
+  %se = tensor.empty() : tensor<64x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%se : tensor<64x1xf32>) -> tensor<64x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%c, %skip : tensor<64x49xf32>, tensor<64x49xf32>) outs(%init : tensor<64x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.addf %a, %b : f32
+    %v = arith.maximumf %r, %zero : f32
+    %s = arith.addf %out, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<64x1xf32>
+  %e = tensor.empty() : tensor<64x1xf32>
+  %mean = linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<64x1xf32>) outs(%e : tensor<64x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.divf %in, %count : f32
+    linalg.yield %q : f32
+  } -> tensor<64x1xf32>
+  return %mean : tensor<64x1xf32>
+}
+
+// A matmul as a generic stays out: both inputs vary along k, and each
+// misses a parallel dim (A has no n, B no m).
+// CHECK-LABEL: func.func @generic_matmul
+// CHECK-NOT: scf.forall
+// CHECK: return
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @generic_matmul(%a: tensor<48x64xf32>, %b: tensor<64x128xf32>) -> tensor<48x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %me = tensor.empty() : tensor<48x128xf32>
+  %minit = linalg.fill ins(%zero : f32) outs(%me : tensor<48x128xf32>) -> tensor<48x128xf32>
+  %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<48x128xf32>
+  return %mm : tensor<48x128xf32>
+}

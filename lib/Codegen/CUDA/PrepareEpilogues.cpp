@@ -146,59 +146,75 @@ Value peelReshapes(Value value, SmallVectorImpl<Operation *> &chain, bool oneUse
   return value;
 }
 
-/// Rewrite 3 for `insert`, if it puts the result of an op that wrote into
-/// the same slice of the tensor.empty it inserts into, which other ops
-/// use too. Both may be seen through reshapes: they keep the elements'
-/// row-major order, and the slice has the same shape at both ends.
-void untieHome(tensor::InsertSliceOp insert) {
-  auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
-  SmallVector<Operation *> resultViews, initViews;
-  auto result = dyn_cast<OpResult>(peelReshapes(insert.getSource(), resultViews, true));
-  if (!empty || empty->hasOneUse() || !result)
-    return;
-  auto producer = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+/// An insert_slice that puts back the result of an op that wrote into the
+/// same slice of the insert's destination, both seen through reshapes
+/// (they keep the elements' row-major order, and the slice has the same
+/// shape at both ends): insert(views(result)) where the result's op has
+/// the init views(extract_slice(destination)).
+struct HomeWrite {
+  OpResult result;
+  OpOperand *init = nullptr;
+  tensor::ExtractSliceOp slice;
+  SmallVector<Operation *> resultViews, initViews; // Outermost first.
+};
+
+std::optional<HomeWrite> matchHomeWrite(tensor::InsertSliceOp insert) {
+  HomeWrite w;
+  w.result = dyn_cast<OpResult>(peelReshapes(insert.getSource(), w.resultViews, true));
+  auto producer = w.result ? dyn_cast<DestinationStyleOpInterface>(w.result.getOwner()) : nullptr;
   if (!producer)
-    return;
-  OpOperand *init = producer.getTiedOpOperand(result);
-  auto slice = peelReshapes(init->get(), initViews, false).getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || slice.getSource() != empty.getResult() || !sameSlice(slice, insert))
-    return;
-  OpBuilder b(producer);
-  IRMapping map;
-  map.map(empty.getResult(), b.clone(*empty)->getResult(0));
-  Value home = b.clone(*slice, map)->getResult(0);
-  for (Operation *view : llvm::reverse(initViews)) {
-    map.map(view->getOperand(0), home);
-    home = b.clone(*view, map)->getResult(0);
-  }
-  init->set(home);
-  insert.getDestMutable().assign(map.lookup(empty.getResult()));
-  for (Operation *view : initViews) // Outermost first: each is its inner one's user.
-    if (view->use_empty())
-      view->erase();
-  if (slice->use_empty())
-    slice->erase();
-  if (empty->use_empty())
-    empty->erase();
+    return std::nullopt;
+  w.init = producer.getTiedOpOperand(w.result);
+  w.slice = peelReshapes(w.init->get(), w.initViews, false).getDefiningOp<tensor::ExtractSliceOp>();
+  if (!w.slice || w.slice.getSource() != insert.getDest() || !sameSlice(w.slice, insert))
+    return std::nullopt;
+  return w;
 }
 
-/// Rewrite 3b for `insert`, if it puts the result of an op that wrote into
-/// the same slice of its destination (untieHome's shape): the result's
-/// other readers after the insert (a residual add, besides the next
-/// convolution) read it from the insert's result instead. To one-shot
-/// bufferization the insert is then the last write to the home and no
-/// later read of the result conflicts with it, so it needs no copy.
+/// The home write's init views (its slice, reshaped) made again on
+/// `source`, at `b`'s insertion point.
+Value viewOf(OpBuilder &b, HomeWrite &w, Value source) {
+  Operation *slice = w.slice.getOperation();
+  IRMapping map;
+  map.map(slice->getOperand(0), source); // The slice's source.
+  Value view = b.clone(*slice, map)->getResult(0);
+  for (Operation *reshape : llvm::reverse(w.initViews)) {
+    map.map(reshape->getOperand(0), view);
+    view = b.clone(*reshape, map)->getResult(0);
+  }
+  return view;
+}
+
+/// Rewrite 3 for `insert`, if it is a home write into a tensor.empty that
+/// other ops use too.
+void untieHome(tensor::InsertSliceOp insert) {
+  auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
+  std::optional<HomeWrite> w = empty && !empty->hasOneUse() ? matchHomeWrite(insert) : std::nullopt;
+  if (!w)
+    return;
+  OpBuilder b(w->result.getOwner());
+  Value home = b.clone(*empty)->getResult(0);
+  w->init->set(viewOf(b, *w, home));
+  insert.getDestMutable().assign(home);
+  for (Operation *view : w->initViews) // Outermost first: each is its inner one's user.
+    if (view->use_empty())
+      view->erase();
+  for (Operation *dead : {w->slice.getOperation(), empty.getOperation()})
+    if (dead->use_empty())
+      dead->erase();
+}
+
+/// Rewrite 3b for `insert`, if it is a home write: the result's other
+/// readers after the insert (a residual add, besides the next convolution)
+/// read it from the insert's result instead. To one-shot bufferization the
+/// insert is then the last write to the home and no later read of the
+/// result conflicts with it, so it needs no copy.
 void readFromHome(tensor::InsertSliceOp insert) {
-  SmallVector<Operation *> resultViews, initViews;
-  auto result = dyn_cast<OpResult>(peelReshapes(insert.getSource(), resultViews, true));
-  auto producer = result ? dyn_cast<DestinationStyleOpInterface>(result.getOwner()) : nullptr;
-  if (!producer)
+  std::optional<HomeWrite> w = matchHomeWrite(insert);
+  if (!w)
     return;
-  OpOperand *init = producer.getTiedOpOperand(result);
-  auto slice = peelReshapes(init->get(), initViews, false).getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || slice.getSource() != insert.getDest() || !sameSlice(slice, insert))
-    return;
-  Operation *chainStart = resultViews.empty() ? insert.getOperation() : resultViews.back();
+  OpResult result = w->result;
+  Operation *chainStart = w->resultViews.empty() ? insert.getOperation() : w->resultViews.back();
   Block *block = insert->getBlock();
   SmallVector<OpOperand *> later;
   for (OpOperand &use : result.getUses()) {
@@ -210,13 +226,7 @@ void readFromHome(tensor::InsertSliceOp insert) {
     return;
   OpBuilder b(insert->getContext());
   b.setInsertionPointAfter(insert);
-  IRMapping map;
-  map.map(slice.getSource(), insert.getResult());
-  Value view = b.clone(*slice, map)->getResult(0);
-  for (Operation *reshape : llvm::reverse(initViews)) {
-    map.map(reshape->getOperand(0), view);
-    view = b.clone(*reshape, map)->getResult(0);
-  }
+  Value view = viewOf(b, *w, insert.getResult());
   for (OpOperand *use : later)
     use->set(view);
 }

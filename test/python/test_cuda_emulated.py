@@ -75,6 +75,9 @@ MODELS = {
     "upsample_head": (INPUTS / "upsample_head.onnxtext", {}),
     # A Concat whose inputs write into its slices.
     "concat_branches": (INPUTS / "concat_branches.onnxtext", {}),
+    # An expansion, a depthwise convolution and a projection, each a kernel
+    # with its activation.
+    "inverted_residual": (INPUTS / "inverted_residual.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -278,6 +281,19 @@ def test_concat_inputs_write_into_their_slices(tmp_path):
     expected, actual, _ = compile_and_emulate(tmp_path, "concat_branches")
     _, plan, _, _ = read_engine(tmp_path / "concat_branches.engine")
     assert [l["nodes"] for l in plan["launches"]] == [["Resize_1"], ["Relu_2"]], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_inverted_residual_is_three_kernels(tmp_path):
+    """The expansion with its ReLU6 (tensor cores), the depthwise convolution
+    with its ReLU6 (a point group: the arena keeps the expansion's output,
+    its input, alive until that ReLU6, which would otherwise overwrite it),
+    the projection (tensor cores)."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "inverted_residual")
+    _, plan, _, _ = read_engine(tmp_path / "inverted_residual.engine")
+    assert [l["nodes"] for l in plan["launches"]] == [
+        ["Conv_2", "Clip_3"], ["Conv_4", "Clip_5"], ["Conv_6"]], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -101,13 +101,14 @@ struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<Mod
 };
 
 /// The position until which the operands of the top-level op `user` must
-/// live: its own, or, for a contraction marked `infer.read_once` (by
-/// infer-cuda-prepare-epilogues: its one user may run in its kernel, as an
-/// epilogue), that of the next linalg op, lest the planner put the
-/// epilogue's output where a still-read input was.
+/// live: its own, or, for a contraction marked `infer.read_once` or a short
+/// reduction marked `infer.point_reduction` (by infer-cuda-prepare-epilogues:
+/// its next op may run in its kernel, as an epilogue), that of the next
+/// linalg op, lest the planner put the epilogue's output where a still-read
+/// input was.
 int64_t operandsLiveUntil(Operation *user, const llvm::DenseMap<Operation *, int64_t> &positions) {
   int64_t position = positions.lookup(user);
-  if (!user->hasAttr("infer.read_once"))
+  if (!user->hasAttr("infer.read_once") && !user->hasAttr("infer.point_reduction"))
     return position;
   for (Operation *next = user->getNextNode(); next; next = next->getNextNode())
     if (isa<linalg::LinalgOp>(next))

@@ -16,6 +16,9 @@
 //      (through views: a grown one's leading slice, which must have one
 //      user too): after that user nothing reads the result, so a kernel
 //      that feeds it to the user from registers need not store it.
+//   2b. `infer.point_reduction` on a reduction that runs a thread per
+//      output (a depthwise convolution): the op after it may join its
+//      kernel, so the arena planner keeps its inputs alive until then.
 //
 // And three rewrites for contractions grown to whole tiles (ViT's 197
 // tokens in 208 rows), whose padded homes bufferization would otherwise
@@ -40,6 +43,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockReductions.h"
 #include "TensorCores.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -358,6 +362,10 @@ struct PrepareEpiloguesPass
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && tensorCoreShape(op))
         candidates.push_back(op);
+    });
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && isPointReduction(op) && !tensorCoreShape(op))
+        op->setAttr(kPointReductionAttr, b.getUnitAttr());
     });
     for (linalg::LinalgOp op : candidates) {
       if (op->getNumResults() == 1 && readOnce(op->getResult(0)))

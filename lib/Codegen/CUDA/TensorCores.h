@@ -18,6 +18,13 @@ namespace mlir::infer {
 /// user, which alone reads it.
 inline constexpr llvm::StringLiteral kReadOnceAttr = "infer.read_once";
 
+/// On a reduction that runs a thread per output (isPointReduction; set by
+/// infer-cuda-prepare-epilogues): the next op may join its kernel (a point
+/// group), so the arena planner keeps its operands alive until that op, as
+/// for kReadOnceAttr (else the epilogue's output may be placed over the
+/// reduction's input, and the two cannot share a kernel).
+inline constexpr llvm::StringLiteral kPointReductionAttr = "infer.point_reduction";
+
 /// The TF32 WMMA tile: 16 (m) x 16 (n) x 8 (k).
 inline constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8;
 

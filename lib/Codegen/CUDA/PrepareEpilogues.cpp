@@ -20,18 +20,20 @@
 //      output (a depthwise convolution): the op after it may join its
 //      kernel, so the arena planner keeps its inputs alive until then.
 //
-// And three rewrites for contractions grown to whole tiles (ViT's 197
-// tokens in 208 rows), whose padded homes bufferization would otherwise
-// copy (first, slices that take or replace all of a tensor, which the
-// split of a contraction along k leaves, and reshapes that undo one
-// another, which a padded home of a 4-D output leaves, are dropped, so
-// that they see the ops behind them):
+// And rewrites for contractions grown to whole tiles (ViT's 197 tokens in
+// 208 rows, a 14 x 14 map's 196 positions), whose padded homes
+// bufferization would otherwise copy (first, slices that take or replace
+// all of a tensor, which the split of a contraction along k leaves, and
+// reshapes that undo one another, which a padded home of a 4-D output
+// leaves, are dropped, so that they see the ops behind them; and the
+// rewrites see through reshapes between a 3-D home and a 4-D op):
 //
 //   3. A padded home of its own for each op that writes into one (an
 //      extract_slice of a tensor.empty as its output, its result inserted
 //      back): CSE merges the equal tensor.empty ops of all homes into one,
 //      and one-shot bufferization then copies all but one producer's
-//      result into place.
+//      result into place. 3b: the result's other readers after the insert
+//      read it from the home.
 //   4. The fill of a padded home's leading slice, inserted back into the
 //      home, becomes a fill of all of it (the padding was undefined; zeros
 //      will do), which the kernel makes as its starting value.
@@ -40,6 +42,10 @@
 //      writes over the result's slice instead: in place, so the padded
 //      result flows on (its padding, the contraction's own, was undefined
 //      too).
+//   6. A copy of a padded result's leading slice into the same slice of an
+//      empty home of the same shape (infer-cuda-align-contractions' home
+//      for the next contraction's operand) is the result itself: the
+//      home's padding was undefined, and so is the result's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -317,6 +323,26 @@ void epilogueInPlace(linalg::LinalgOp op) {
       dead->erase();
 }
 
+/// Rewrite 6 for `insert`: insert(copy(extract_slice(R)), E), E a
+/// tensor.empty of R's type and both slices the same, is R.
+void dropHomeCopy(tensor::InsertSliceOp insert) {
+  auto copy = insert.getSource().getDefiningOp<linalg::CopyOp>();
+  auto empty = insert.getDest().getDefiningOp<tensor::EmptyOp>();
+  if (!copy || !empty || !copy.hasPureTensorSemantics())
+    return;
+  auto read = copy.getInputs()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  auto write = copy.getOutputs()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!read || !write || write.getSource() != empty.getResult() ||
+      read.getSource().getType() != empty.getType() || !sameSlice(read, insert) ||
+      !sameSlice(write, insert))
+    return;
+  insert.getResult().replaceAllUsesWith(read.getSource());
+  for (Operation *dead : {insert.getOperation(), copy.getOperation(), write.getOperation(),
+                          empty.getOperation()})
+    if (dead->use_empty())
+      dead->erase();
+}
+
 struct PrepareEpiloguesPass
     : public PassWrapper<PrepareEpiloguesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrepareEpiloguesPass)
@@ -357,6 +383,10 @@ struct PrepareEpiloguesPass
       untieHome(insert);
       readFromHome(insert);
     }
+    inserts.clear();
+    getOperation().walk([&](tensor::InsertSliceOp insert) { inserts.push_back(insert); });
+    for (tensor::InsertSliceOp insert : inserts)
+      dropHomeCopy(insert);
     Builder b(&getContext());
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {

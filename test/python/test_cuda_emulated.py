@@ -78,6 +78,9 @@ MODELS = {
     # An expansion, a depthwise convolution and a projection, each a kernel
     # with its activation.
     "inverted_residual": (INPUTS / "inverted_residual.onnxtext", {}),
+    # Three convolutions, each with a hardswish that CSE gave one
+    # tensor.empty.
+    "hardswish_chain": (INPUTS / "hardswish_chain.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -294,6 +297,20 @@ def test_inverted_residual_is_three_kernels(tmp_path):
     _, plan, _, _ = read_engine(tmp_path / "inverted_residual.engine")
     assert [l["nodes"] for l in plan["launches"]] == [
         ["Conv_2", "Clip_3"], ["Conv_4", "Clip_5"], ["Conv_6"]], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_each_convolution_keeps_its_activation(tmp_path):
+    """Each of three convolutions (depthwise, 1x1 on the tensor cores,
+    strided depthwise) runs its scale, shift and hardswish in its own
+    kernel: three launches."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "hardswish_chain")
+    _, plan, _, _ = read_engine(tmp_path / "hardswish_chain.engine")
+    assert len(plan["launches"]) == 3, plan["launches"]
+    for launch, conv, last in zip(plan["launches"], ["Conv_6", "Conv_15", "Conv_24"],
+                                  ["Add_14", "Add_23", "Add_26"]):
+        assert {conv, last} <= set(launch["nodes"]), launch["nodes"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -4,6 +4,13 @@
 // facts that are plain on tensors and lost on memrefs, for
 // infer-cuda-fuse-epilogues (FuseEpilogues.cpp).
 //
+//   0. A tensor.empty per linalg op that writes into one. CSE merges equal
+//      tensor.empty ops, and one-shot bufferization then puts the results
+//      of unrelated ops into one buffer once the first is dead: PP-OCR
+//      det's hardswish after a 1x1 convolution was written over that
+//      convolution's input, so it could not run in its kernel. Apart,
+//      each result gets its own allocation, and the arena planner, which
+//      knows what runs in one kernel (below), places them.
 //   1. A fill per tensor-core candidate. CSE merges equal fills (every
 //      layer's "zeros of [1, 128, 3072]" before its MatMul) into one fill
 //      with many users; each user then accumulates into the same tensor,
@@ -65,6 +72,25 @@ using namespace mlir;
 using namespace mlir::infer;
 
 namespace {
+
+/// Rewrite 0: each linalg op writing into `empty` (shared with other ops)
+/// gets a tensor.empty of its own, just before it: a buffer's life in the
+/// arena starts where its tensor.empty is, and CSE moved the shared one up
+/// to the first user.
+void untieEmpty(tensor::EmptyOp empty) {
+  SmallVector<OpOperand *> inits;
+  for (OpOperand &use : empty->getUses()) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (user && user.isDpsInit(&use))
+      inits.push_back(&use);
+  }
+  for (OpOperand *init : inits) {
+    OpBuilder b(init->getOwner());
+    init->set(b.clone(*empty)->getResult(0));
+  }
+  if (empty->use_empty())
+    empty->erase();
+}
 
 /// Gives each tensor-core candidate accumulating into `fill` its own.
 void untie(linalg::FillOp fill) {
@@ -353,6 +379,13 @@ struct PrepareEpiloguesPass
   }
 
   void runOnOperation() override {
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk([&](tensor::EmptyOp empty) {
+      if (!empty->hasOneUse() && !empty->use_empty())
+        empties.push_back(empty);
+    });
+    for (tensor::EmptyOp empty : empties)
+      untieEmpty(empty);
     SmallVector<linalg::FillOp> shared;
     getOperation().walk([&](linalg::FillOp fill) {
       if (fill.hasPureTensorSemantics() && !fill->getResult(0).hasOneUse() &&

@@ -292,3 +292,31 @@ func.func @main(%x: tensor<1x8x16xf32>, %w1: tensor<16x8xf32>, %w2: tensor<16x16
   } -> tensor<1x16x12xf32>
   return %y : tensor<1x16x12xf32>
 }
+
+// -----
+
+// Two elementwise ops write into one tensor.empty (CSE merged theirs):
+// each gets its own, just before it, so that bufferization does not put
+// the second's result over the first's (the arena planner places them).
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT: %[[E1:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK-NEXT: %[[A:.*]] = linalg.generic {{.*}}outs(%[[E1]] : tensor<8x16xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK-NEXT: linalg.generic {{.*}}ins(%[[A]] : tensor<8x16xf32>) outs(%[[E2]] : tensor<8x16xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.negf %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %b : tensor<8x16xf32>
+}

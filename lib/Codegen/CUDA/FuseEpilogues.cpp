@@ -303,9 +303,12 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       if (epilogue && (!canFuse(prologue, epilogue) ||
                        (!points && !resultUnneeded(producer, epilogue))))
         epilogue = {};
-      if (!writesApartFromReads(producer, prologue, epilogue))
+      bool apart = writesApartFromReads(producer, prologue, epilogue);
+      if (!apart && epilogue) {
         epilogue = {};
-      bool fused = writesApartFromReads(producer, prologue, epilogue) && (prologue || epilogue);
+        apart = writesApartFromReads(producer, prologue, epilogue);
+      }
+      bool fused = apart && (prologue || epilogue);
       // The generic made of a copy replaces it in the kernel, or goes.
       if (made && made == epilogue && fused) {
         kernels[*next]->erase();

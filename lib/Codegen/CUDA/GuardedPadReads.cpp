@@ -18,7 +18,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BlockReductions.h"
 #include "TensorCores.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -36,15 +35,13 @@ using namespace mlir::infer;
 namespace {
 
 /// Whether `op` can read a padded input through bounds checks: a reduction
-/// that runs a thread per output on the GPU (isPointReduction) and not a
-/// tensor-core candidate, or an op with parallel loops only (an im2col
-/// copy), whose threads each compute their own elements.
+/// that runs a thread per output on the GPU (isSimtPointReduction), or an
+/// op with parallel loops only (an im2col copy), whose threads each compute
+/// their own elements.
 bool readsThroughGuards(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics())
-    return false;
   if (op.getNumLoops() == op.getNumParallelLoops())
-    return op.getNumLoops() > 0 && !op.hasDynamicShape();
-  return isPointReduction(op) && !tensorCoreShape(op);
+    return op.hasPureTensorSemantics() && op.getNumLoops() > 0 && !op.hasDynamicShape();
+  return isSimtPointReduction(op);
 }
 
 /// `op` reading `padded` (its input operand `index`, the result of `pad`)

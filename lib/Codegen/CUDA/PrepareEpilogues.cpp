@@ -56,7 +56,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BlockReductions.h"
 #include "TensorCores.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -169,6 +168,14 @@ bool readOnce(Value value) {
 /// Whether `op` is a reshape (expand_shape or collapse_shape).
 bool isReshape(Operation *op) {
   return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+}
+
+/// `value` followed through the reshapes that are its one user, each of
+/// whose results has one user in turn (the other way from peelReshapes).
+Value followReshapes(Value value) {
+  while (value.hasOneUse() && isReshape(*value.getUsers().begin()))
+    value = value.getUsers().begin()->getResult(0);
+  return value;
 }
 
 /// `value` less the reshapes that made it (a padded home of a 4-D output
@@ -299,9 +306,7 @@ void epilogueInPlace(linalg::LinalgOp op) {
   auto read = dyn_cast<tensor::ExtractSliceOp>(*result.getUsers().begin());
   if (!read)
     return;
-  Value seen = read.getResult(); // The slice as the user reads it.
-  while (seen.hasOneUse() && isReshape(*seen.getUsers().begin()))
-    seen = seen.getUsers().begin()->getResult(0);
+  Value seen = followReshapes(read.getResult()); // The slice as the user reads it.
   if (!seen.hasOneUse())
     return;
   OpOperand &use = *seen.getUses().begin();
@@ -318,22 +323,13 @@ void epilogueInPlace(linalg::LinalgOp op) {
       user.getMatchingIndexingMap(&out) != user.getMatchingIndexingMap(&use) ||
       !user->getResult(0).hasOneUse())
     return;
-  // The insert of its result back into the home, through reshapes. Other
-  // users (a residual add after the next block) read the result where the
-  // user wrote it, which is still the slice of C.
-  tensor::InsertSliceOp insert;
-  for (Operation *reader : user->getResult(0).getUsers()) {
-    Value written = user->getResult(0);
-    while (isReshape(reader) && reader->getResult(0).hasOneUse()) {
-      written = reader->getResult(0);
-      reader = *written.getUsers().begin();
-    }
-    auto candidate = dyn_cast<tensor::InsertSliceOp>(reader);
-    if (candidate && candidate.getSource() == written &&
-        candidate.getDest() == slice.getSource() && sameSlice(candidate, read))
-      insert = candidate;
-  }
-  if (!insert)
+  // Its result's one user, through reshapes: the insert back into the home.
+  Value written = followReshapes(user->getResult(0));
+  auto insert = written.hasOneUse()
+                    ? dyn_cast<tensor::InsertSliceOp>(*written.getUsers().begin())
+                    : nullptr;
+  if (!insert || insert.getSource() != written || insert.getDest() != slice.getSource() ||
+      !sameSlice(insert, read))
     return;
   Operation *empty = slice.getSource().getDefiningOp();
   // The slice it reads, as its output too: one value, so that one-shot
@@ -427,7 +423,7 @@ struct PrepareEpiloguesPass
         candidates.push_back(op);
     });
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && isPointReduction(op) && !tensorCoreShape(op))
+      if (isSimtPointReduction(op))
         op->setAttr(kPointReductionAttr, b.getUnitAttr());
     });
     for (linalg::LinalgOp op : candidates) {

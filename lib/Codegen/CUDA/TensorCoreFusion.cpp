@@ -251,6 +251,15 @@ Box boxOf(linalg::GenericOp op, linalg::LinalgOp producer, const DenseWalk &outp
   return *boxOfC(c.get(), op.getMatchingIndexingMap(&c), op.getStaticLoopRanges(), output);
 }
 
+/// The indices into C of its element at the producer's loop point `point`.
+SmallVector<Value> cIndicesAt(linalg::LinalgOp producer, ArrayRef<Value> point) {
+  OpOperand &c = producer.getDpsInitsMutable()[0];
+  SmallVector<Value> indices;
+  for (AffineExpr expr : producer.getMatchingIndexingMap(&c).getResults())
+    indices.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+  return indices;
+}
+
 /// C's element at the producer's loop point `point`, as an offset from
 /// C's first element.
 Value offsetInC(IndexMath &e, const DenseWalk &output, ArrayRef<Value> point) {
@@ -354,9 +363,7 @@ void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::Lina
     auto split = scf::IfOp::create(b, loc, inBox, /*withElseRegion=*/true);
     b.setInsertionPointToStart(&split.getElseRegion().front());
     Value c = contraction.getDpsInits()[0];
-    SmallVector<Value> cIndices;
-    for (AffineExpr expr : contraction.getIndexingMapsArray().back().getResults())
-      cIndices.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+    SmallVector<Value> cIndices = cIndicesAt(contraction, point);
     if (isPrologue)
       memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, c, cIndices), scratch,
                               slotIndices);
@@ -388,11 +395,8 @@ void mlir::infer::emitElementwiseAtPoint(OpBuilder &b, Location loc, linalg::Lin
   IndexMath e{b, loc};
   DenseWalk output = *outputWalk(producer, producer.getStaticLoopRanges());
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
-    SmallVector<Value> cIndices;
-    OpOperand &c = producer.getDpsInitsMutable()[0];
-    for (AffineExpr expr : producer.getMatchingIndexingMap(&c).getResults())
-      cIndices.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
-    memref::StoreOp::create(b, loc, fill.value(), c.get(), cIndices);
+    memref::StoreOp::create(b, loc, fill.value(), producer.getDpsInits()[0],
+                            cIndicesAt(producer, point));
     return;
   }
   auto generic = cast<linalg::GenericOp>(op.getOperation());

@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorCores.h"
+#include "BlockReductions.h"
 #include "TensorCoreFusion.h"
 #include "Delinearize.h"
 #include "IndexMath.h"
@@ -181,6 +182,10 @@ bool mlir::infer::fitsTensorCoreTiles(const ContractionShape &s) {
 bool mlir::infer::coversATile(const ContractionShape &s) {
   bool kCovered = s.ks.size() == 1 ? s.ranges[s.k] >= kTileK : s.kRange() % kTileK == 0;
   return s.ranges[s.m] >= kTileM && s.ranges[s.n] >= kTileN && kCovered && s.kRange() > 0;
+}
+
+bool mlir::infer::isSimtPointReduction(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && isPointReduction(op) && !tensorCoreShape(op);
 }
 
 int64_t mlir::infer::batchCount(const ContractionShape &s) {

@@ -83,6 +83,11 @@ bool fitsTensorCoreTiles(const ContractionShape &shape);
 /// cores (infer-cuda-split-contractions splits m, n, and a single k).
 bool coversATile(const ContractionShape &shape);
 
+/// Whether `op` (on tensors) will run a thread per output on the SIMT path
+/// (a point group's center): a short reduction (isPointReduction) that is
+/// not a tensor-core candidate.
+bool isSimtPointReduction(linalg::LinalgOp op);
+
 /// How a WMMA kernel spreads the work of one op. A block has 4 warps.
 /// With few output tiles (too few warps to hide memory latency) `kSplit`
 /// warps share one tile, each taking a slice of k; their partial sums meet

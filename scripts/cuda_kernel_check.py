@@ -12,8 +12,8 @@ For each real model (the list of scripts/import_real_models.sh):
      kernel makes 16-byte global accesses (LDG/STG .128: the elementwise
      kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
      block reductions) are counted, and so are tensor-core kernels that
-     stage tiles in shared memory (STS.128 and a barrier); with
-     --flag=--cuda-stage-tiles there must be some.
+     stage tiles in shared memory (cp.async's 16-byte LDGSTS and a
+     barrier); with --flag=--cuda-stage-tiles there must be some.
 
 cuobjdump and nvdisasm come from CUDA_PATH/bin, PATH, or NVIDIA's wheels in
 the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
@@ -118,14 +118,15 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 if "HMMA" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no HMMA"
                 hmma += sass[kernel].count("HMMA")
-                if re.search(r"\bSTS\.128\b", sass[kernel]) and "BAR.SYNC" in sass[kernel]:
+                if re.search(r"\bLDGSTS\.E(\.BYPASS)?\.128\b", sass[kernel]) and \
+                        "BAR.SYNC" in sass[kernel]:
                     staged.add(kernel)
             wide |= {k for k, text in sass.items() if re.search(r"\b[LS]TG\.E\.128\b", text)}
             shuffles |= {k for k, text in sass.items() if re.search(r"\bSHFL\.BFLY\b", text)}
         if not wide:
             return "no kernel makes 16-byte global accesses (LDG/STG.E.128)"
         if "--cuda-stage-tiles" in flags and marked and not staged:
-            return "--cuda-stage-tiles, but no tensor-core kernel stages tiles (STS.128, BAR)"
+            return "--cuda-stage-tiles, but no tensor-core kernel stages tiles (LDGSTS.128, BAR)"
         return (f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA, "
                 f"{len(staged)} staging tiles in shared memory), {len(wide)} with 16-byte "
                 f"accesses, {len(shuffles)} with warp shuffles")

@@ -122,6 +122,7 @@ class Emulator:
                            0, t) for t in workgroup]
             try:
                 run.run_region(region, views + shared, run.real.copy())
+                run.check_no_copies_in_flight()
             except EmulationError as e:
                 raise EmulationError(f"{kernel} (blocks from {first}): {e}") from e
 

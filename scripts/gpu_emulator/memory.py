@@ -82,6 +82,7 @@ class Buffer:
             # whole warp) and how many warp barriers it had passed.
             self.write_lane = np.full(self.bytes.size, -1, dtype=np.int8)
             self.write_sync = np.full(self.bytes.size, -1)
+            self.in_flight = np.zeros(self.bytes.size, dtype=np.int32)  # cp.async copies.
 
     def typed(self, byte_base: int, dtype: np.dtype) -> np.ndarray:
         key = (byte_base, dtype)

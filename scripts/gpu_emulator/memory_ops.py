@@ -26,6 +26,7 @@ class MemoryOps:
         size = view.type.dtype.itemsize
         first = (view.byte_base + elements.reshape(-1) * size)
         where = (first[:, None] + np.arange(size)).reshape(-1)
+        self.check_not_in_flight(view, elements)
         if lanes is None:
             byte_lanes = np.full(where.size, -1)
         else:

@@ -13,9 +13,10 @@ from .ir import Op, Region
 from .memory import View
 from .memory_ops import MemoryOps
 from .wmma import WmmaOps
+from .async_copy import AsyncCopyOps
 
 
-class Run(ArithOps, MemoryOps, WmmaOps):
+class Run(ArithOps, MemoryOps, WmmaOps, AsyncCopyOps):
     """One batch of threads (a block, or several when the kernel has no
     shared memory) running a gpu.func."""
 
@@ -36,6 +37,8 @@ class Run(ArithOps, MemoryOps, WmmaOps):
         self.warp_syncs = np.zeros(self.warps, dtype=np.int64)  # Warp barriers passed.
         self.env: dict[str, object] = {}
         self.fragment_layouts: dict[str, bool] = {}  # WMMA fragment: loaded col-major?
+        self.async_copies: list = []  # cp.async copies in flight (async_copy.py).
+        self.async_committed = np.zeros(self.threads, dtype=np.int64)  # Groups committed.
 
     # -- helpers -------------------------------------------------------------
 

@@ -8,7 +8,9 @@ shapes with partial block tiles). It is compiled by
 (``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
 ``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp), and
 the kernel is run by scripts/gpu_emulator/, which also checks bounds, alignment,
-warp uniformity and shared-memory races; the result must match numpy.
+warp uniformity and shared-memory races; the result must match numpy. The
+fused cases add a prologue and an epilogue (``--infer-cuda-fuse-epilogues``
+first), which both kernels run on their tiles.
 Products are exact in the emulator (no TF32 rounding), so the tolerance is
 float32's.
 """
@@ -128,20 +130,87 @@ def _views_case():
 CASES["views_with_offsets"] = _views_case()
 
 
-def compile_kernels(tmp_path, text: str, stage: bool) -> str:
+def _fused_case(shape_a, shape_b, prologue: bool):
+    """A contraction with a fused prologue and epilogue (TensorCoreFusion.h):
+    C starts from zeros (a fill) or, with `prologue`, from a residual plus a
+    bias (a generic writing C); the epilogue writes relu(C + bias) to out.
+    Arguments: a, b, bias (over n), residual, c, out."""
+    batch = shape_a[:-2]
+    m, k, n = shape_a[-2], shape_a[-1], shape_b[-1]
+    letters = "zyx"[:len(batch)]
+    dims = ", ".join([*letters, "m", "n", "k"])
+    out_dims = ", ".join([*letters, "m", "n"])
+    shape_c = (*batch, m, n)
+    t_a, t_b, t_c, t_bias = memref(shape_a), memref(shape_b), memref(shape_c), memref((n,))
+    body = contraction(dims, (", ".join([*letters, "m", "k"]), ", ".join([*letters, "k", "n"]),
+                              out_dims),
+                       ", ".join([P] * (len(batch) + 2) + [R]), (t_a, t_b, t_c))
+    body = body.replace("outs(%c : " + t_c + ")", "outs(%c : " + t_c + ") attrs = {infer.read_once}")
+    elementwise = f"affine_map<({out_dims}) -> ({out_dims})>"
+    over_n = f"affine_map<({out_dims}) -> (n)>"
+    parallel = ", ".join([P] * (len(batch) + 2))
+    if prologue:
+        start = f"""
+    linalg.generic {{indexing_maps = [{elementwise}, {over_n}, {elementwise}], iterator_types = [{parallel}]}}
+        ins(%r, %bias : {t_c}, {t_bias}) outs(%c : {t_c}) {{
+      ^bb0(%x: f32, %y: f32, %z: f32):
+        %s = arith.addf %x, %y : f32
+        linalg.yield %s : f32
+    }}"""
+    else:
+        start = f"\n    linalg.fill ins(%zero : f32) outs(%c : {t_c})"
+    text = f"""func.func @main(%a: {t_a}, %b: {t_b}, %bias: {t_bias}, %r: {t_c}, %c: {t_c}, %out: {t_c}) {{
+    %zero = arith.constant 0.0 : f32{start}{body}
+    linalg.generic {{indexing_maps = [{elementwise}, {over_n}, {elementwise}], iterator_types = [{parallel}]}}
+        ins(%c, %bias : {t_c}, {t_bias}) outs(%out : {t_c}) {{
+      ^bb0(%x: f32, %y: f32, %z: f32):
+        %s = arith.addf %x, %y : f32
+        %v = arith.maximumf %s, %zero : f32
+        linalg.yield %v : f32
+    }}
+    return
+}}
+"""
+
+    def reference(arrays):
+        a, b, bias, r = (arrays[i].reshape(x).astype(np.float64)
+                         for i, x in enumerate((shape_a, shape_b, (n,), shape_c)))
+        c = a @ b + (r + bias if prologue else 0)
+        return {5: np.maximum(c + bias, 0)}
+
+    return text, [shape_a, shape_b, (n,), shape_c, shape_c, shape_c], reference
+
+
+FUSED_CASES = {
+    # The MLP pattern: a fill, the MatMul, bias + ReLU; one group of 4 warps.
+    "fill_and_epilogue": _fused_case((128, 96), (96, 256), prologue=False),
+    # A residual and bias as C's start, 4 groups splitting k: group 0 runs
+    # the prologue, adds the others' sums and runs the epilogue.
+    "prologue_split_k": _fused_case((32, 1024), (1024, 32), prologue=True),
+    # 2 x 2 fragments a warp pass one by one through the warp's tile, over
+    # a batch dim.
+    "register_blocked": _fused_case((66, 64, 32), (66, 32, 256), prologue=True),
+    # Fragments past m hold nothing to run the epilogue on.
+    "rows_past_m": _fused_case((208, 16), (16, 64), prologue=True),
+}
+
+
+def compile_kernels(tmp_path, text: str, stage: bool, fuse: bool = False) -> str:
     source = tmp_path / "case.mlir"
     source.write_text(text)
+    fusion = ["--infer-cuda-fuse-epilogues"] if fuse else []
     result = subprocess.run(
-        [str(INFER_OPT), str(source), "--infer-outline-kernels=root-arguments=true",
+        [str(INFER_OPT), str(source), *fusion, "--infer-outline-kernels=root-arguments=true",
          f"--infer-cuda-map-to-gpu=stage-tiles={'true' if stage else 'false'}",
          "--mlir-print-op-generic"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
-def run_case(tmp_path, name: str, stage: bool) -> tuple[str, list[np.ndarray]]:
-    text, shapes, reference = CASES[name]
-    generic = compile_kernels(tmp_path, text, stage)
+def run_case(tmp_path, name: str, stage: bool,
+             fuse: bool = False) -> tuple[str, list[np.ndarray]]:
+    text, shapes, reference = (FUSED_CASES if fuse else CASES)[name]
+    generic = compile_kernels(tmp_path, text, stage, fuse)
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]
     expected = reference(arrays)
@@ -160,32 +229,75 @@ def test_kernel_matches_numpy(tmp_path, name, stage):
     assert strategies == {"staged_tiles" if stage else "tensor_cores"}, strategies
 
 
+@pytest.mark.parametrize("stage", [False, True], ids=["warp_tiles", "staged_tiles"])
+@pytest.mark.parametrize("name", sorted(FUSED_CASES))
+def test_fused_kernel_matches_numpy(tmp_path, name, stage):
+    """The prologue and epilogue run in the contraction's one kernel, both ways."""
+    generic, _ = run_case(tmp_path, name, stage, fuse=True)
+    launches = re.findall(r'strategy = "(\w+)"', generic)
+    assert launches == ["staged_tiles" if stage else "tensor_cores"], launches
+
+
+def test_emulator_catches_a_missing_prologue_barrier(tmp_path):
+    """The staged kernel's prologue passes C's start through the warps'
+    tiles, which the first round's staged tiles overwrite: without the
+    barrier between them, a warp would store over a tile another still reads."""
+    text, shapes, _ = FUSED_CASES["prologue_split_k"]
+    generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
+    lines = generic.splitlines()
+    barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
+    # After the prologue, one a round, after the rounds, before the sums meet.
+    assert len(barriers) == 4
+    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[0])
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match="no barrier between"):
+        run_launches(broken, arrays)
+
+
 def test_plans_cover_the_configurations(tmp_path):
     """The staged cases above reach each kind of plan: 2 x 2 fragments a
-    warp, several groups, a step of k below 32."""
+    warp, several groups, a step of k below 32, 3 stages and 2."""
     def plan(name):
         generic = compile_kernels(tmp_path, CASES[name][0], stage=True)
         block = int(re.search(r"block = (\d+)", generic).group(1))
         shared = int(re.search(r"memref<(\d+)xf32, #gpu.address_space<workgroup>>",
                                generic).group(1))
         return block, shared, len(re.findall(r'"gpu.subgroup_mma_compute"', generic))
-    # 4 fragments a warp, stepK 32: 16 products a round.
-    assert plan("register_blocked") == (128, 64 * 36 + 32 * 72, 16)
+    # 4 fragments a warp, stepK 32: 16 products a round; 2 stages (3 would
+    # pass the 48 KiB of static shared memory).
+    assert plan("register_blocked") == (128, 2 * (64 * 36 + 32 * 72), 16)
+    # 3 rounds of 32 in 3 stages of 32 x 32 tiles.
+    assert plan("matmul") == (128, 3 * (32 * 36 + 32 * 40), 4)
     assert plan("split_k")[0] == 512  # 4 groups of 4 warps.
     assert plan("rows_past_m")[2] == 2  # stepK 16: 2 steps of 8.
 
 
 def test_emulator_catches_a_missing_barrier(tmp_path):
     """The check that makes the staged cases mean something: without the
-    barrier after the products, a warp overwrites a tile another still reads."""
+    barrier of each round, a warp reads tiles that other threads' copies
+    wrote, and overwrites a stage another warp still reads."""
     text, shapes, _ = CASES["matmul"]
     generic = compile_kernels(tmp_path, text, stage=True)
     lines = generic.splitlines()
     barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
-    assert len(barriers) == 2
-    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[1])
+    assert len(barriers) == 1
+    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[0])
     arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
-    with pytest.raises(EmulationError, match="no barrier between"):
+    with pytest.raises(EmulationError, match="barrier between"):
+        run_launches(broken, arrays)
+
+
+def test_emulator_catches_a_missing_async_wait(tmp_path):
+    """The tiles come by cp.async: without the wait of each round, the
+    fragments would be loaded from tiles whose copies are still in flight."""
+    text, shapes, _ = CASES["matmul"]
+    generic = compile_kernels(tmp_path, text, stage=True)
+    lines = generic.splitlines()
+    waits = [i for i, line in enumerate(lines) if '"nvvm.cp.async.wait.group"' in line]
+    assert len(waits) == 1
+    broken = "\n".join(line for i, line in enumerate(lines) if i != waits[0])
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match="in flight"):
         run_launches(broken, arrays)
 
 

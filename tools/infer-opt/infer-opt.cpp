@@ -515,6 +515,12 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
                     "use it with --target=cuda:... and without --no-tf32\n";
     return kExitBadInput;
   }
+  for (const std::string &arch : cudaArchs)
+    if (opts.stageTiles && std::stoi(arch.substr(3)) < 80) { // parseTarget checked "sm_N".
+      llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
+                   << arch << " does not have: target sm_80 or newer\n";
+      return kExitBadInput;
+    }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -50,7 +51,7 @@ std::string mlir::infer::checkCUDAArch(const std::string &arch) {
 
 void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
   registerCPUCodegenDialects(registry);
-  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerGPUDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
@@ -92,8 +93,7 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createFuseRowsPass());
     pm.addPass(createCSEPass()); // A producer read through two slices is fused twice.
   }
-  bool fuseEpilogues =
-      options.allowTF32 && options.fuse && options.fuseEpilogues && !options.stageTiles;
+  bool fuseEpilogues = options.allowTF32 && options.fuse && options.fuseEpilogues;
   if (fuseEpilogues)
     pm.addPass(createPrepareEpiloguesPass()); // After the last CSE.
   if (fuseEpilogues) // Point groups: the reductions it rewrites then keep their neighbours.
@@ -107,7 +107,6 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
   addBufferizationPasses(pm);
   pm.addPass(createStaticReshapesPass());
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.
-  // The staged-tile kernels have no prologue or epilogue (yet).
   if (fuseEpilogues)
     pm.addPass(createFuseEpiloguesPass());
   pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
@@ -125,6 +124,7 @@ void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertNVGPUToNVVMPass()); // The staged tiles' cp.async copies.
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // One pointer per buffer: what the runtime passes.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

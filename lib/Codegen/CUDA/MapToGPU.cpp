@@ -46,6 +46,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -122,7 +123,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect,
-                    vector::VectorDialect, memref::MemRefDialect, NVVM::NVVMDialect>();
+                    vector::VectorDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                    nvgpu::NVGPUDialect>();
   }
 
   MapToGPUPass() = default;
@@ -184,22 +186,27 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return func;
   }
 
-  /// The shared-memory tensor-core kernel for `kernel`, whose one op is
-  /// `op` of `shape`; nothing (and no gpu.func) if its layout or shape does
-  /// not suit it.
+  /// The shared-memory tensor-core kernel for `kernel`, whose work is the
+  /// contraction `op` with `fusion`; nothing (and no gpu.func) if its
+  /// layout or shape does not suit it.
   std::optional<LaunchConfig> buildStagedTiles(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
                                                ModuleOp module, linalg::LinalgOp op,
-                                               const ContractionShape &shape) {
-    std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, shape);
+                                               const TensorCoreFusion &fusion) {
+    std::optional<ContractionShape> shape = tensorCoreShape(op);
+    if (!shape || !fitsTensorCoreTiles(*shape))
+      return std::nullopt;
+    std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
     std::optional<StagedTilePlan> plan =
-        layout ? planStagedTiles(shape, *layout) : std::optional<StagedTilePlan>();
+        layout ? planStagedTiles(*shape, *layout) : std::optional<StagedTilePlan>();
     if (!plan)
       return std::nullopt;
     SmallVector<Operation *> work;
-    SmallVector<Type> workgroup = {stagedTilesScratchType(kernel.getContext(), *plan, *layout)};
+    SmallVector<Type> workgroup = {
+        stagedTilesScratchType(kernel.getContext(), *plan, *layout, fusion)};
     gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
-    auto clone = work.size() == 1 ? dyn_cast<linalg::LinalgOp>(work.front()) : linalg::LinalgOp();
-    if (!clone) {
+    Operation *root = work.size() == 1 ? work.front() : nullptr;
+    std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clones = clonesOf(root);
+    if (!clones || !clones->first) {
       func.erase();
       return std::nullopt;
     }
@@ -209,10 +216,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     // that is promised, so it may take what it needs.
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   Builder(func.getContext()).getI32IntegerAttr(1));
-    OpBuilder b(clone);
-    auto [grid, block] = buildStagedTileKernel(b, clone, shape, *layout, *plan,
-                                               func.getWorkgroupAttributions()[0]);
-    clone->erase();
+    OpBuilder b(root);
+    auto [grid, block] = buildStagedTileKernel(b, clones->first, *shape, *layout, *plan,
+                                               func.getWorkgroupAttributions()[0], clones->second);
+    root->erase();
     return finishKernel(func, "infer.staged_tiles", LaunchConfig{block, grid, "staged_tiles"});
   }
 
@@ -236,6 +243,16 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         result.second.epilogue = dyn_cast<linalg::GenericOp>(op);
     }
     return result; // Without a contraction: not a group this pass can build.
+  }
+
+  /// The contraction and its prologue and epilogue in `root`, a kernel's
+  /// one piece of work cloned into its gpu.func: a group, or the op alone.
+  static std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clonesOf(Operation *root) {
+    if (root && isa<scf::ExecuteRegionOp>(root))
+      return groupOf(root);
+    if (auto op = dyn_cast_if_present<linalg::LinalgOp>(root))
+      return std::make_pair(op, TensorCoreFusion());
+    return std::nullopt;
   }
 
   /// Lowers a point group (infer-cuda-fuse-epilogues: a reduction run a
@@ -310,15 +327,12 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     }
     // The clones of the contraction and of its prologue and epilogue.
     Operation *root = work.size() == 1 ? work.front() : nullptr;
-    std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clones;
-    if (root && isa<scf::ExecuteRegionOp>(root))
-      clones = groupOf(root);
-    else if (auto op = dyn_cast_if_present<linalg::LinalgOp>(root))
-      clones = std::make_pair(op, TensorCoreFusion());
+    std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clones = clonesOf(root);
     OpBuilder b(root ? root : func.getOperation());
     FailureOr<std::pair<int64_t, int64_t>> launch =
-        clones ? buildTensorCoreKernel(b, clones->first, shape, plan, scratch, clones->second)
-               : FailureOr<std::pair<int64_t, int64_t>>(failure());
+        clones && clones->first
+            ? buildTensorCoreKernel(b, clones->first, shape, plan, scratch, clones->second)
+            : FailureOr<std::pair<int64_t, int64_t>>(failure());
     if (failed(launch)) {
       func.erase();
       return failure();
@@ -355,6 +369,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       if (!group->first)
         return kernel.emitError("internal: a fused group that is not a tensor-core contraction "
                                 "with a prologue and an epilogue");
+      if (stageTiles)
+        if (std::optional<LaunchConfig> config =
+                buildStagedTiles(kernel, gpuModule, module, group->first, group->second))
+          return *config;
       FailureOr<LaunchConfig> config =
           buildTensorCores(kernel, gpuModule, module, group->first, group->second);
       if (failed(config))
@@ -365,9 +383,9 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
     if (allowTF32 && linalgOps.size() == 1) {
       std::optional<ContractionShape> shape = tensorCoreShape(linalgOps.front());
-      if (shape && fitsTensorCoreTiles(*shape) && stageTiles)
+      if (stageTiles)
         if (std::optional<LaunchConfig> config =
-                buildStagedTiles(kernel, gpuModule, module, linalgOps.front(), *shape))
+                buildStagedTiles(kernel, gpuModule, module, linalgOps.front(), {}))
           return *config;
       if (shape && fitsTensorCoreTiles(*shape)) {
         FailureOr<LaunchConfig> config =

@@ -12,11 +12,14 @@
 //     blocking: a fragment of A loaded once serves every fragment of its
 //     row).
 //   - Each round, the group's 128 threads copy A's blockM x stepK tile and
-//     B's stepK x blockN tile into shared memory with 16-byte loads (stepK
-//     is 32, 16 or 8), then the warps load their fragments from there.
-//     The next round's loads are issued before this round's products (they
-//     wait in registers), so memory and tensor cores overlap; two barriers
-//     a round keep the tiles consistent.
+//     B's stepK x blockN tile into shared memory (stepK is 32, 16 or 8),
+//     then the warps load their fragments from there. The copies are
+//     cp.async (sm_80 and newer: 16 bytes from global to shared memory,
+//     without registers), into 2 or 3 stages: the copies of the next
+//     rounds are in flight while the tensor cores work on this one. Each
+//     round waits for its own copies (cp.async.wait_group) and then for
+//     the block (one barrier), which also means every warp is done with
+//     the stage that the copies issued next overwrite.
 //   - Rows past m (columns past n) of the last block tile re-read the
 //     operand's last row (or, in a tile whose rows are k, its last vector
 //     of 4 along m or n): the loads stay in bounds and branch-free, and the
@@ -43,7 +46,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
@@ -55,6 +60,10 @@ namespace {
 
 constexpr int64_t kGroupThreads = 128, kVector = 4; // 4 warps; 16-byte float vectors.
 
+/// A fused prologue's or epilogue's tiles (emitTileOfElementwise): 16x16
+/// floats for each warp of group 0, from the scratch's start.
+constexpr int64_t kFusionFloats = 4 * kTileM * kTileN;
+
 /// One group's tiles in shared memory, in floats. A tile keeps its
 /// operand's contiguous dim contiguous, and its rows are padded so that a
 /// fragment load hits 32 different banks. In a TF32 fragment (as in
@@ -62,8 +71,9 @@ constexpr int64_t kGroupThreads = 128, kVector = 4; // 4 warps; 16-byte float ve
 /// patch of m (n) x k: a tile with rows of m (n) wants a row length that
 /// is an odd multiple of 4, one with rows of k a length of 8 more than a
 /// multiple of 32. Both keep rows 16-byte aligned, as WMMA wants.
+/// A group has `stages` such pairs of tiles, stageFloats apart.
 struct SharedTiles {
-  int64_t rowsA, colsA, ldA, rowsB, colsB, ldB, offsetB, groupFloats;
+  int64_t rowsA, colsA, ldA, rowsB, colsB, ldB, offsetB, stageFloats, groupFloats;
 };
 
 SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
@@ -79,9 +89,9 @@ SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
   s.ldB = rowLength(s.colsB, !t.transposeB);
   // Each tile starts 32-byte aligned, as WMMA's fragments do.
   s.offsetB = llvm::alignTo(s.rowsA * s.ldA, 8);
-  int64_t staging = llvm::alignTo(s.offsetB + s.rowsB * s.ldB, 8);
+  s.stageFloats = llvm::alignTo(s.offsetB + s.rowsB * s.ldB, 8);
   int64_t sums = p.groups > 1 ? 4 * p.fragM * p.fragN * kTileM * kTileN : 0;
-  s.groupFloats = std::max(staging, sums);
+  s.groupFloats = std::max(p.stages * s.stageFloats, sums);
   return s;
 }
 
@@ -96,12 +106,18 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
   auto blocks = [&](const StagedTilePlan &p) {
     return batchCount(s) * llvm::divideCeil(m, p.blockM()) * llvm::divideCeil(n, p.blockN());
   };
+  // The longest step of k that divides the slice, in 3 stages (when there
+  // are 3 rounds or more) or 2, that fits; false if none does.
   auto setStepK = [&](StagedTilePlan &p) {
     for (int64_t step : {32, 16, 8})
-      if ((k / p.groups) % step == 0) {
+      for (int64_t stages : {3, 2}) {
         p.stepK = step;
-        return;
+        p.stages = stages;
+        if ((k / p.groups) % step == 0 && (stages == 2 || k / p.groups / step >= 3) &&
+            p.groups * sharedTiles(p, t).groupFloats <= kSharedFloats)
+          return true;
       }
+    return false;
   };
   // The largest warp tiles whose blocks fill the GPU (else the smallest),
   // of those that waste at most 1/8 of the work past m and n.
@@ -117,17 +133,15 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
     if (blocks(p) >= kBusyBlocks)
       break;
   }
-  if (!plan)
+  if (!plan || !setStepK(*plan))
     return std::nullopt;
-  setStepK(*plan);
   for (;;) {
     StagedTilePlan more = *plan;
     more.groups *= 2;
     if (more.groups > 4 || blocks(*plan) * plan->groups >= kBusyBlocks ||
         k % (more.groups * kTileK) != 0 || k / more.groups < kMinSlice)
       break;
-    setStepK(more);
-    if (more.groups * sharedTiles(more, t).groupFloats > kSharedFloats)
+    if (!setStepK(more))
       break;
     plan = more;
   }
@@ -135,9 +149,12 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
 }
 
 MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,
-                                               const TensorCoreOperands &layout) {
-  return MemRefType::get({plan.groups * sharedTiles(plan, layout).groupFloats},
-                         Float32Type::get(ctx), AffineMap(),
+                                               const TensorCoreOperands &layout,
+                                               const TensorCoreFusion &fusion) {
+  int64_t floats = plan.groups * sharedTiles(plan, layout).groupFloats;
+  if (fusion.needsScratch())
+    floats = std::max(floats, kFusionFloats);
+  return MemRefType::get({floats}, Float32Type::get(ctx), AffineMap(),
                          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
@@ -163,9 +180,10 @@ struct Emitter : IndexMath {
   }
 };
 
-/// One operand's part of a round: each thread of the group moves some
-/// vectors of 4 floats from global memory into the group's tile. The
-/// addresses that do not depend on the round are computed once.
+/// One operand's part of a round: each thread of the group copies some
+/// vectors of 4 floats from global memory into the group's tile of a stage,
+/// asynchronously (cp.async). The addresses that do not depend on the round
+/// are computed once.
 struct TileCopy {
   Value view;                       // The operand, flat.
   int64_t kStride = 1;              // Elements between one k and the next.
@@ -194,18 +212,16 @@ struct TileCopy {
     }
   }
 
-  void load(Emitter &e, Value k, SmallVectorImpl<Value> &values) const {
-    auto type = VectorType::get({kVector}, e.b.getF32Type());
+  /// Issues the copies of the tile at `k` into the stage at `stage` floats
+  /// past the tile's place in stage 0. They bypass L1 (cp.async.cg): the
+  /// block reads each vector once, from shared memory.
+  void copy(Emitter &e, Value k, Value scratch, Value stage) const {
     Value shift = e.mul(k, kStride);
-    for (Value index : from)
-      values.push_back(vector::LoadOp::create(e.b, e.loc, type, view, ValueRange{e.add(index, shift)},
-                                              /*nontemporal=*/false, llvm::Align(16)));
-  }
-
-  void store(Emitter &e, Value scratch, ValueRange values) const {
-    for (auto [value, index] : llvm::zip(values, to))
-      vector::StoreOp::create(e.b, e.loc, value, scratch, ValueRange{index},
-                              /*nontemporal=*/false, llvm::Align(16));
+    for (auto [source, target] : llvm::zip(from, to))
+      nvgpu::DeviceAsyncCopyOp::create(
+          e.b, e.loc, nvgpu::DeviceAsyncTokenType::get(e.b.getContext()), scratch,
+          ValueRange{e.add(target, stage)}, view, ValueRange{e.add(source, shift)},
+          e.b.getIndexAttr(kVector), /*srcElements=*/Value(), e.b.getUnitAttr());
   }
 };
 
@@ -215,7 +231,8 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                                                                const ContractionShape &s,
                                                                const TensorCoreOperands &t,
                                                                const StagedTilePlan &p,
-                                                               Value scratch) {
+                                                               Value scratch,
+                                                               const TensorCoreFusion &fusion) {
   Emitter e{{b, op.getLoc()}};
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
@@ -255,12 +272,6 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                  t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m);
   TileCopy copyB(e, viewB, baseB, inGroup, e.add(groupStart, sh.offsetB), sh.rowsB, sh.colsB,
                  sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n);
-  auto loadRound = [&](Value k) {
-    SmallVector<Value> values;
-    copyA.load(e, k, values);
-    copyB.load(e, k, values);
-    return values;
-  };
 
   // Fragment f = i * fragN + j of the warp: rows warpM + 16 i, columns
   // warpN + 16 j of the block tile.
@@ -272,13 +283,15 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   UnitAttr transA = t.transposeA ? UnitAttr::get(ctx) : UnitAttr();
   UnitAttr transB = t.transposeB ? UnitAttr::get(ctx) : UnitAttr();
   const int64_t leadC = t.c[t.m];
-  SmallVector<Value> valid, atC;
+  SmallVector<Value> valid, atC, tileRow, tileCol;
   for (int64_t i = 0; i < p.fragM; ++i)
     for (int64_t j = 0; j < p.fragN; ++j) {
       Value row = e.add(e.add(rowStart, warpM), i * kTileM);
       Value col = e.add(e.add(colStart, warpN), j * kTileN);
       valid.push_back(e.both(e.below(row, m), e.below(col, n)));
       atC.push_back(e.add(baseC, e.add(e.mul(row, leadC), col)));
+      tileRow.push_back(row);
+      tileCol.push_back(col);
     }
   auto loadC = [&](int64_t f) {
     return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, viewC, ValueRange{atC[f]},
@@ -310,31 +323,99 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
     then();
   };
 
+  // A fused prologue or epilogue passes each fragment through its warp's
+  // 16x16 floats at the scratch's start (emitTileOfElementwise: the lanes
+  // and the fragment ops meet at warp barriers). Those floats are group 0's
+  // staged tiles too: the prologue runs before the first copies are
+  // issued, with a block barrier after it, and the epilogue after the
+  // rounds and a barrier. Groups 1.. publish their sums past group 0's
+  // floats.
+  assert((p.groups == 1 || sh.groupFloats >= kFusionFloats) && "sums overlap the fusion tiles");
+  Value fusionTiles;
+  if (fusion.needsScratch()) {
+    auto type = MemRefType::get({4, kTileM, kTileN}, f32, AffineMap(),
+                                cast<MemRefType>(scratch.getType()).getMemorySpace());
+    fusionTiles = memref::ReinterpretCastOp::create(
+        b, loc, type, scratch, 0, {4, kTileM, kTileN}, {kTileM * kTileN, kTileN, 1});
+  }
+  SmallVector<Value> fusionSlot = {warp, e.cst(0), e.cst(0)};
+  auto syncWarp = [&] {
+    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
+  };
+  auto runElementwise = [&](linalg::LinalgOp fused, bool isPrologue, int64_t f) {
+    SmallVector<Value> tileLoop(loopIndex);
+    tileLoop[t.m] = tileRow[f];
+    tileLoop[t.n] = tileCol[f];
+    emitTileOfElementwise(b, loc, op, s, cast<linalg::GenericOp>(fused.getOperation()),
+                          isPrologue, tileLoop, t.m, t.n, fusionTiles, warp);
+  };
+  // Fragment f's value before the products: C's, or the prologue's.
+  auto initialC = [&](int64_t f) -> Value {
+    if (!fusion.prologue)
+      return loadC(f);
+    if (auto fill = dyn_cast<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
+      return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, fill.value());
+    syncWarp(); // The lanes are done with the warp's tile (the last fragment's).
+    runElementwise(fusion.prologue, /*isPrologue=*/true, f);
+    syncWarp();
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, fusionTiles, fusionSlot,
+                                                lead(kTileN), UnitAttr());
+  };
+  // Fragment f's final value stored to C, or fed to the epilogue.
+  auto finalC = [&](int64_t f, Value value) {
+    if (!fusion.epilogue) {
+      storeC(f, value);
+      return;
+    }
+    syncWarp();
+    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, fusionTiles, fusionSlot, lead(kTileN),
+                                          UnitAttr());
+    syncWarp();
+    runElementwise(fusion.epilogue, /*isPrologue=*/false, f);
+  };
+
   // The sums start from C (linalg accumulates into its output) in group 0,
   // from zero in the others.
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, e.cst(0));
   SmallVector<Value> init;
   for (int64_t f = 0; f < fragments; ++f)
     init.push_back(fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
-                              [&] { return loadC(f); }));
+                              [&] { return initialC(f); }));
+  if (fusion.needsScratch() && linalg::LinalgOp(fusion.prologue) &&
+      !isa<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
+    gpu::BarrierOp::create(b, loc); // The first round stores over the warps' tiles.
+  // Round r of the group's slice of k goes to stage r % stages, its copies
+  // one commit group of cp.async. The first stages - 1 rounds go out now.
   Value sliceStart = e.mul(group, slice);
-  llvm::append_range(init, loadRound(sliceStart));
+  auto stageStart = [&](Value round) { return e.mul(e.rem(round, p.stages), sh.stageFloats); };
+  auto copyRound = [&](Value round) {
+    Value k = e.add(sliceStart, e.mul(round, p.stepK));
+    copyA.copy(e, k, scratch, stageStart(round));
+    copyB.copy(e, k, scratch, stageStart(round));
+  };
+  auto commit = [&] { NVVM::CpAsyncCommitGroupOp::create(b, loc); };
+  for (int64_t r = 0; r < p.stages - 1; ++r) {
+    if (r < rounds)
+      copyRound(e.cst(r));
+    commit(); // An empty group past the last round keeps the count.
+  }
 
   auto loop = scf::ForOp::create(b, loc, e.cst(0), e.cst(rounds), e.cst(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    ValueRange carried = loop.getRegionIterArgs();
-    SmallVector<Value> sums(carried.take_front(fragments));
-    ValueRange staged = carried.drop_front(fragments);
-    copyA.store(e, scratch, staged.take_front(copyA.from.size()));
-    copyB.store(e, scratch, staged.drop_front(copyA.from.size()));
+    Value round = loop.getInductionVar();
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    // This thread's copies of this round are done once at most stages - 2
+    // younger groups are in flight, and every thread's after the barrier.
+    // The barrier also means that every warp is done with the last round's
+    // stage, which the copies issued next reuse.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, p.stages - 2);
     gpu::BarrierOp::create(b, loc);
-    // The next round's loads go out before this round's products; the last
-    // round loads itself again rather than branch.
-    Value next = e.min(e.add(loop.getInductionVar(), 1), rounds - 1);
-    SmallVector<Value> prefetched = loadRound(e.add(sliceStart, e.mul(next, p.stepK)));
-    Value startA = groupStart, startB = e.add(groupStart, sh.offsetB);
+    Value ahead = e.add(round, p.stages - 1);
+    under(e.below(ahead, rounds), [&] { copyRound(ahead); });
+    commit();
+    Value startA = e.add(groupStart, stageStart(round)), startB = e.add(startA, sh.offsetB);
     for (int64_t kk = 0; kk < p.stepK; kk += kTileK) {
       SmallVector<Value> fa, fb;
       for (int64_t i = 0; i < p.fragM; ++i) {
@@ -357,15 +438,16 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
           sum = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa[i], fb[j], sum, transA, transB);
         }
     }
-    gpu::BarrierOp::create(b, loc); // Every warp is done with the tiles.
-    llvm::append_range(sums, prefetched);
     scf::YieldOp::create(b, loc, sums);
   }
+  // Every warp is done with the tiles before they hold sums or fused tiles.
+  if (p.groups > 1 || fusion.needsScratch())
+    gpu::BarrierOp::create(b, loc);
   const std::pair<int64_t, int64_t> launch = {batchCount(s) * blocksM * blocksN,
                                               kGroupThreads * p.groups};
   if (p.groups == 1) {
     for (int64_t f = 0; f < fragments; ++f)
-      under(valid[f], [&] { storeC(f, loop.getResult(f)); });
+      under(valid[f], [&] { finalC(f, loop.getResult(f)); });
     return launch;
   }
 
@@ -393,7 +475,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
         sum = gpu::SubgroupMmaElementwiseOp::create(b, loc, typeC, ValueRange{sum, other},
                                                     gpu::MMAElementwiseOp::ADDF);
       }
-      storeC(f, sum);
+      finalC(f, sum);
     });
   return launch;
 }

@@ -3,13 +3,16 @@
 // With stage-tiles, a tensor-core contraction stages its tiles in shared
 // memory (StagedTiles.cpp). [128, 96] x [96, 256]: too few blocks for
 // bigger warp tiles, so 32 x 32 blocks (4 x 8 = 32 of them), one group of
-// 4 warps, k in rounds of 32. Shared memory: A's 32 x 32 tile with rows of
-// 36, B's 32 x 32 with rows of 40 (rows of k), 2432 floats. Each round
-// stores the prefetched vectors, waits, loads the next round's, makes 4
-// products from shared memory, and waits again.
+// 4 warps, k in 3 rounds of 32, each in a stage of its own. A stage: A's
+// 32 x 32 tile with rows of 36, B's 32 x 32 with rows of 40 (rows of k),
+// 2432 floats; 3 of them. The copies of the first 2 rounds go out (cp.async,
+// 16 bytes, a commit group each) before the loop; each round waits until at
+// most 1 younger group is in flight, synchronizes the block, issues the
+// copies 2 rounds ahead (if any are left) as one more group, and makes 4
+// products from its stage.
 // CHECK: infer.launches = [{args = [0, 1, 2], block = 128 : i64, grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
 // CHECK: gpu.func @kernel_0
-// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<2432xf32, #gpu.address_space<workgroup>> {llvm.align = 32 : i64})
+// CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<7296xf32, #gpu.address_space<workgroup>> {llvm.align = 32 : i64})
 // CHECK-SAME: infer.staged_tiles
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 1 : i32
@@ -17,14 +20,20 @@
 // CHECK: %[[GA:.*]] = memref.memory_space_cast %arg0 : memref<128x96xf32> to memref<128x96xf32, #gpu.address_space<global>>
 // CHECK: memref.reinterpret_cast %[[GA]] to offset: [0], sizes: [12288], strides: [1]
 // CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 256 : index} : memref<32768xf32, strided<[1]>, #gpu.address_space<global>> -> !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<12288xf32, strided<[1]>, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[SMEM]][{{.*}}], 4 {bypassL1} : memref<12288xf32, strided<[1]>, #gpu.address_space<global>> to memref<7296xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step
-// CHECK: vector.store {{.*}}, %[[SMEM]][{{.*}}] {alignment = 16 : i64}
-// CHECK: gpu.barrier
-// CHECK: vector.load
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 // CHECK-COUNT-4: gpu.subgroup_mma_compute
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
+// CHECK-NOT: gpu.barrier
 // CHECK: gpu.subgroup_mma_store_matrix
 func.func @main(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x256xf32>) {
   linalg.matmul ins(%a, %b : memref<128x96xf32>, memref<96x256xf32>) outs(%c : memref<128x256xf32>)
@@ -34,14 +43,18 @@ func.func @main(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x2
 // -----
 
 // One 32 x 32 block tile and k of 1024: 4 groups (512 threads) each sum a
-// quarter of k; groups 1..3 leave their sums where their tiles were, and
-// group 0 adds them to C after a barrier. 2432 floats a group.
+// quarter of k, in rounds of 16 through 2 stages (2560 floats a group: 3
+// stages, or rounds of 32, would pass 48 KiB). After the rounds, a barrier;
+// groups 1..3 leave their sums where their tiles were, and group 0 adds
+// them to C after another barrier.
 // CHECK: infer.launches = [{args = [0, 1, 2], block = 512 : i64, grid = 1 : i64
 // CHECK: gpu.func @kernel_0
-// CHECK-SAME: memref<9728xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: memref<10240xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
-// CHECK: scf.for
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %{{.*}}[%{{.*}}] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<9728xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %{{.*}}[%{{.*}}] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<10240xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK-COUNT-3: gpu.subgroup_mma_elementwise  addf
 func.func @main(%a: memref<32x1024xf32>, %b: memref<1024x32xf32>, %c: memref<32x32xf32>) {

@@ -238,22 +238,6 @@ def test_fused_kernel_matches_numpy(tmp_path, name, stage):
     assert launches == ["staged_tiles" if stage else "tensor_cores"], launches
 
 
-def test_emulator_catches_a_missing_prologue_barrier(tmp_path):
-    """The staged kernel's prologue passes C's start through the warps'
-    tiles, which the first round's staged tiles overwrite: without the
-    barrier between them, a warp would store over a tile another still reads."""
-    text, shapes, _ = FUSED_CASES["prologue_split_k"]
-    generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
-    lines = generic.splitlines()
-    barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
-    # After the prologue, one a round, after the rounds, before the sums meet.
-    assert len(barriers) == 4
-    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[0])
-    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
-    with pytest.raises(EmulationError, match="no barrier between"):
-        run_launches(broken, arrays)
-
-
 def test_plans_cover_the_configurations(tmp_path):
     """The staged cases above reach each kind of plan: 2 x 2 fragments a
     warp, several groups, a step of k below 32, 3 stages and 2."""
@@ -272,19 +256,25 @@ def test_plans_cover_the_configurations(tmp_path):
     assert plan("rows_past_m")[2] == 2  # stepK 16: 2 steps of 8.
 
 
+def assert_refused_without(generic: str, shapes, op: str, count: int, match: str) -> None:
+    """`generic` has `count` lines with `op`; without the first, the
+    emulator must refuse the kernel with an error matching `match`."""
+    lines = generic.splitlines()
+    found = [i for i, line in enumerate(lines) if op in line]
+    assert len(found) == count, found
+    broken = "\n".join(line for i, line in enumerate(lines) if i != found[0])
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match=match):
+        run_launches(broken, arrays)
+
+
 def test_emulator_catches_a_missing_barrier(tmp_path):
     """The check that makes the staged cases mean something: without the
     barrier of each round, a warp reads tiles that other threads' copies
     wrote, and overwrites a stage another warp still reads."""
     text, shapes, _ = CASES["matmul"]
     generic = compile_kernels(tmp_path, text, stage=True)
-    lines = generic.splitlines()
-    barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
-    assert len(barriers) == 1
-    broken = "\n".join(line for i, line in enumerate(lines) if i != barriers[0])
-    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
-    with pytest.raises(EmulationError, match="barrier between"):
-        run_launches(broken, arrays)
+    assert_refused_without(generic, shapes, '"gpu.barrier"', 1, "barrier between")
 
 
 def test_emulator_catches_a_missing_async_wait(tmp_path):
@@ -292,13 +282,17 @@ def test_emulator_catches_a_missing_async_wait(tmp_path):
     fragments would be loaded from tiles whose copies are still in flight."""
     text, shapes, _ = CASES["matmul"]
     generic = compile_kernels(tmp_path, text, stage=True)
-    lines = generic.splitlines()
-    waits = [i for i, line in enumerate(lines) if '"nvvm.cp.async.wait.group"' in line]
-    assert len(waits) == 1
-    broken = "\n".join(line for i, line in enumerate(lines) if i != waits[0])
-    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
-    with pytest.raises(EmulationError, match="in flight"):
-        run_launches(broken, arrays)
+    assert_refused_without(generic, shapes, '"nvvm.cp.async.wait.group"', 1, "in flight")
+
+
+def test_emulator_catches_a_missing_prologue_barrier(tmp_path):
+    """The staged kernel's prologue passes C's start through the warps'
+    tiles, which the first rounds' copies overwrite: without the barrier
+    between them, a warp would store over a tile another still reads."""
+    text, shapes, _ = FUSED_CASES["prologue_split_k"]
+    generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
+    # After the prologue, one a round, after the rounds, before the sums meet.
+    assert_refused_without(generic, shapes, '"gpu.barrier"', 4, "no barrier between")
 
 
 def test_emulator_catches_an_out_of_bounds_tile(tmp_path):

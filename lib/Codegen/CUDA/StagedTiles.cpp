@@ -381,9 +381,9 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   for (int64_t f = 0; f < fragments; ++f)
     init.push_back(fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
                               [&] { return initialC(f); }));
-  if (fusion.needsScratch() && linalg::LinalgOp(fusion.prologue) &&
-      !isa<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
-    gpu::BarrierOp::create(b, loc); // The first round stores over the warps' tiles.
+  linalg::LinalgOp prologue = fusion.prologue;
+  if (prologue && !isa<linalg::FillOp>(prologue.getOperation()))
+    gpu::BarrierOp::create(b, loc); // The first copies go over the warps' tiles.
   // Round r of the group's slice of k goes to stage r % stages, its copies
   // one commit group of cp.async. The first stages - 1 rounds go out now.
   Value sliceStart = e.mul(group, slice);

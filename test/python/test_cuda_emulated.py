@@ -81,6 +81,7 @@ MODELS = {
     # Three convolutions, each with a hardswish that CSE gave one
     # tensor.empty.
     "hardswish_chain": (INPUTS / "hardswish_chain.onnxtext", {}),
+    "se_block": (INPUTS / "se_block.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]
@@ -388,6 +389,21 @@ def test_the_next_convolution_reads_the_relu_through_bounds_checks(tmp_path):
     assert [l["nodes"] for l in plan["launches"]] == [
         ["Conv_0", "Relu_1"], ["Conv_2"], ["Conv_2"]], plan["launches"]
     assert plan["launches"][0]["strategy"] == "tensor_cores"
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
+    """A squeeze-and-excitation block: the first 1x1 convolution reduces
+    over 128 channels, a block per output; its bias (before) and ReLU
+    (after) run in that kernel's thread 0 (a block group) instead of a
+    launch each. Four launches: the pool, that convolution, the second
+    (a thread per output, with its bias and hardsigmoid) and the scaling."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "se_block")
+    _, plan, _, _ = read_engine(tmp_path / "se_block.engine")
+    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+        ("rows", ["GlobalAveragePool_0"]), ("block_reduction", ["Conv_1", "Relu_2"]),
+        ("simt", ["Conv_3", "HardSigmoid_4"]), ("vector", ["Mul_5"])], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

@@ -28,6 +28,7 @@
 
 #include "BlockReductions.h"
 #include "Delinearize.h"
+#include "TensorCoreFusion.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -149,7 +150,9 @@ std::optional<BlockReductionPlan> mlir::infer::planBlockReductionWith(linalg::Ge
 
 LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
                                                      const BlockReductionPlan &plan,
-                                                     Value scratch, Value outputPoint) {
+                                                     Value scratch, Value outputPoint,
+                                                     linalg::LinalgOp prologue,
+                                                     linalg::LinalgOp epilogue) {
   auto combiner = matchCombiner(op);
   if (!combiner)
     return failure();
@@ -281,9 +284,13 @@ LogicalResult mlir::infer::buildBlockReductionKernel(OpBuilder &b, linalg::Gener
   SmallVector<Value> indices;
   for (unsigned i = 0; i < outMap.getNumResults(); ++i)
     indices.push_back(affine::AffineApplyOp::create(b, loc, outMap.getSubMap({i}), loopIndex));
+  if (prologue)
+    emitElementwiseAtPoint(b, loc, op, prologue, /*isPrologue=*/true, loopIndex);
   Value initial = memref::LoadOp::create(b, loc, init.get(), indices);
   if (!plan.warpShuffles)
     total = memref::LoadOp::create(b, loc, scratch, ValueRange{cst(0)});
   memref::StoreOp::create(b, loc, combineValues(initial, total), init.get(), indices);
+  if (epilogue)
+    emitElementwiseAtPoint(b, loc, op, epilogue, /*isPrologue=*/false, loopIndex);
   return success();
 }

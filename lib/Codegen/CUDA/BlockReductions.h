@@ -41,9 +41,14 @@ bool isPointReduction(linalg::LinalgOp op);
 /// workgroup buffer of plan.scratchSize elements of the output's type.
 /// `output` is the linear index of the output point the block computes:
 /// the block id when null (a row kernel's reductions pass 0: RowKernels.cpp).
+/// A `prologue` (the op that makes the output's initial value) and an
+/// `epilogue` (an elementwise op reading the output), either may be null,
+/// run in thread 0 on the block's element, before and after it stores it
+/// (a block group of infer-cuda-fuse-epilogues: emitElementwiseAtPoint).
 LogicalResult buildBlockReductionKernel(OpBuilder &b, linalg::GenericOp op,
                                         const BlockReductionPlan &plan, Value scratch,
-                                        Value output = {});
+                                        Value output = {}, linalg::LinalgOp prologue = {},
+                                        linalg::LinalgOp epilogue = {});
 
 /// The plan for a block of `blockSize` threads (a power of two, at least a
 /// warp) reducing `op` on its own, if its payload is one this file handles.

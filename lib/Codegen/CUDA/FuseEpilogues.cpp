@@ -38,12 +38,17 @@
 // A reduction that runs a thread per output (a depthwise convolution, a
 // pool: isPointReduction, BlockReductions.h) gets the same kind of
 // producer and consumer, as a point group (kPointGroupAttr): each thread
-// runs them on its own element around its reduction loops. They must cover all of C, and C need not be
-// read once (the reduction stores it anyway).
+// runs them on its own element around its reduction loops. So does a
+// reduction that runs a block per output (a matrix-vector product, a
+// global pool: planBlockReduction), as a block group (kBlockGroupAttr):
+// the block's thread 0 runs them around the store of its result. They must
+// cover all of C, and C need not be read once (the reduction stores it
+// anyway).
 //
 //===----------------------------------------------------------------------===//
 
 #include "BlockReductions.h"
+#include "ParallelLoops.h"
 #include "TensorCoreFusion.h"
 #include "TensorCores.h"
 
@@ -183,6 +188,27 @@ bool isPointKernel(Operation *kernel) {
   return op && op.hasPureBufferSemantics() && isPointReduction(op);
 }
 
+/// Whether `kernel` is a reduction that infer-cuda-map-to-gpu runs a block
+/// per output (planBlockReduction of its generic form, parallel loops
+/// first, as there), such as a matrix-vector product or a global pool: a
+/// prologue and an epilogue then run in the block's thread 0, on its
+/// element, around the store of its result.
+bool isBlockKernel(Operation *kernel) {
+  auto op = dyn_cast<linalg::LinalgOp>(kernel);
+  if (!op || !op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0)
+    return false;
+  // Asked of a clone, which goes again: whatever op stands where it was.
+  Operation *before = op->getPrevNode();
+  IRRewriter rewriter(op->getContext());
+  rewriter.setInsertionPoint(op);
+  auto clone = cast<linalg::LinalgOp>(rewriter.clone(*op));
+  FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, clone);
+  bool block = succeeded(generic) && planBlockReduction(*generic).has_value();
+  if (Operation *temporary = op->getPrevNode(); temporary && temporary != before)
+    rewriter.eraseOp(temporary);
+  return block;
+}
+
 /// Whether the kernel need not store C when it has `epilogue`: C is read
 /// by the epilogue alone (infer-cuda-prepare-epilogues marked it), or the
 /// epilogue writes over all of C (in place) and leaves it as it would.
@@ -252,8 +278,9 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseEpiloguesPass)
   StringRef getArgument() const final { return "infer-cuda-fuse-epilogues"; }
   StringRef getDescription() const final {
-    return "Group a tensor-core contraction with the fill or elementwise op that makes its "
-           "initial value and the elementwise op that reads its result, for one kernel";
+    return "Group a tensor-core contraction, or a reduction run a thread or a block per "
+           "output, with the fill or elementwise op that makes its initial value and the "
+           "elementwise op that reads its result, for one kernel";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<scf::SCFDialect>();
@@ -284,13 +311,14 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       // output (a point group).
       std::optional<ContractionShape> shape = tensorCoreContraction(kernels[i]);
       bool points = !shape && isPointKernel(kernels[i]);
-      if (!shape && !points)
+      bool blocks = !shape && !points && isBlockKernel(kernels[i]);
+      if (!shape && !points && !blocks)
         continue;
       auto producer = cast<linalg::LinalgOp>(kernels[i]);
       auto canFuse = [&](linalg::LinalgOp prologue, linalg::GenericOp epilogue) {
-        return points ? canFuseElementwise(producer, producer.getStaticLoopRanges(), prologue,
-                                           epilogue, /*allowPadding=*/false)
-                      : canFuseIntoTensorCores(producer, *shape, prologue, epilogue);
+        return shape ? canFuseIntoTensorCores(producer, *shape, prologue, epilogue)
+                     : canFuseElementwise(producer, producer.getStaticLoopRanges(), prologue,
+                                          epilogue, /*allowPadding=*/false);
       };
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
       if (prologue && !canFuse(prologue, {}))
@@ -298,10 +326,10 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       std::optional<size_t> next = epilogueCandidate(kernels, i, prologue);
       linalg::GenericOp epilogue = next ? asGeneric(kernels[*next]) : nullptr;
       linalg::GenericOp made = next && epilogue != kernels[*next] ? epilogue : nullptr;
-      // A point group's producer stores C as it is; a tensor-core kernel
-      // with an epilogue does not.
+      // A point or block group's producer stores C as it is; a tensor-core
+      // kernel with an epilogue does not.
       if (epilogue && (!canFuse(prologue, epilogue) ||
-                       (!points && !resultUnneeded(producer, epilogue))))
+                       (shape && !resultUnneeded(producer, epilogue))))
         epilogue = {};
       bool apart = writesApartFromReads(producer, prologue, epilogue);
       if (!apart && epilogue) {
@@ -324,13 +352,15 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       group.push_back(producer);
       if (epilogue)
         group.push_back(epilogue);
-      wrap(group, points); // An epilogue moved in is no longer the next one's prologue candidate.
+      // An epilogue moved in is no longer the next one's prologue candidate.
+      wrap(group, points ? StringRef(kPointGroupAttr)
+                         : blocks ? StringRef(kBlockGroupAttr) : StringRef());
     }
   }
 
   /// One scf.execute_region (no results, not to be inlined) holding
-  /// `group`, where its last op was; marked kPointGroupAttr for `points`.
-  static void wrap(ArrayRef<Operation *> group, bool points) {
+  /// `group`, where its last op was; marked `kind` (if not empty).
+  static void wrap(ArrayRef<Operation *> group, StringRef kind) {
     Operation *last = group.back();
     OpBuilder b(last);
     SmallVector<Location> locations;
@@ -339,8 +369,8 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
     Location loc = b.getFusedLoc(locations);
     auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
     region.setNoInline(true);
-    if (points)
-      region->setAttr(kPointGroupAttr, b.getUnitAttr());
+    if (!kind.empty())
+      region->setAttr(kind, b.getUnitAttr());
     Block *body = b.createBlock(&region.getRegion());
     b.setInsertionPointToStart(body);
     auto yield = scf::YieldOp::create(b, loc);

@@ -260,7 +260,12 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   /// loop where `region` was: the reduction's loops, with the prologue's
   /// work on the thread's element before its reduction loops and the
   /// epilogue's after them.
-  static LogicalResult lowerPointGroup(scf::ExecuteRegionOp region) {
+  /// A point or block group's ops: the prologue (or null), the reduction
+  /// (null if there is none) and the epilogue (or null).
+  struct GroupParts {
+    linalg::LinalgOp prologue, producer, epilogue;
+  };
+  static GroupParts partsOf(scf::ExecuteRegionOp region) {
     SmallVector<linalg::LinalgOp> ops;
     for (Operation &op : region.getRegion().front().without_terminator())
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
@@ -269,11 +274,17 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return op.getNumReductionLoops() > 0;
     });
     if (producer == ops.end())
+      return {};
+    return {producer != ops.begin() ? ops.front() : linalg::LinalgOp(), *producer,
+            producer + 1 != ops.end() ? ops.back() : linalg::LinalgOp()};
+  }
+
+  static LogicalResult lowerPointGroup(scf::ExecuteRegionOp region) {
+    auto [prologue, producer, epilogue] = partsOf(region);
+    if (!producer)
       return failure();
-    linalg::LinalgOp prologue = producer != ops.begin() ? ops.front() : linalg::LinalgOp();
-    linalg::LinalgOp epilogue = producer + 1 != ops.end() ? ops.back() : linalg::LinalgOp();
     IRRewriter rewriter(region.getContext());
-    FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, *producer);
+    FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, producer);
     if (failed(generic))
       return failure();
     // Its loop nest: one scf.parallel over the parallel dims (first now),
@@ -305,6 +316,49 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       op.moveBefore(region);
     rewriter.eraseOp(region);
     return success();
+  }
+
+  /// The shared scratch of a block reduction of `op`.
+  static MemRefType blockReductionScratchType(linalg::GenericOp op,
+                                              const BlockReductionPlan &plan) {
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    return MemRefType::get(
+        {plan.scratchSize}, element, AffineMap(),
+        gpu::AddressSpaceAttr::get(op.getContext(), gpu::AddressSpace::Workgroup));
+  }
+
+  /// The block-reduction kernel for `kernel`, whose work is the block group
+  /// `region` (infer-cuda-fuse-epilogues): thread 0 of each block runs the
+  /// prologue and epilogue on its element. Nothing (and no gpu.func) if its
+  /// reduction is no block reduction after all.
+  std::optional<LaunchConfig> buildBlockGroup(func::FuncOp kernel, gpu::GPUModuleOp gpuModule,
+                                              ModuleOp module, scf::ExecuteRegionOp region) {
+    GroupParts parts = partsOf(region);
+    if (!parts.producer)
+      return std::nullopt;
+    IRRewriter rewriter(kernel.getContext());
+    FailureOr<linalg::GenericOp> generic = parallelFirst(rewriter, parts.producer);
+    std::optional<BlockReductionPlan> plan =
+        succeeded(generic) ? planBlockReduction(*generic) : std::nullopt;
+    if (!plan)
+      return std::nullopt;
+    SmallVector<Operation *> work;
+    gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work,
+                                       blockReductionScratchType(*generic, *plan));
+    auto clone = work.size() == 1 ? dyn_cast<scf::ExecuteRegionOp>(work.front())
+                                  : scf::ExecuteRegionOp();
+    GroupParts clones = clone ? partsOf(clone) : GroupParts();
+    auto producer = dyn_cast_if_present<linalg::GenericOp>(clones.producer.getOperation());
+    OpBuilder b(clone ? clone.getOperation() : func.getOperation());
+    if (!producer || failed(buildBlockReductionKernel(b, producer, *plan,
+                                                      func.getWorkgroupAttributions()[0], {},
+                                                      clones.prologue, clones.epilogue))) {
+      func.erase();
+      return std::nullopt;
+    }
+    clone->erase();
+    return finishKernel(func, "infer.block_reduction",
+                        LaunchConfig{plan->blockSize, plan->gridSize, "block_reduction"});
   }
 
   /// The WMMA kernel for `kernel`, whose work is `contraction` with
@@ -357,9 +411,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     }
     scf::ExecuteRegionOp pointGroup;
     kernel.walk([&](scf::ExecuteRegionOp region) {
-      if (region->hasAttr(kPointGroupAttr))
+      if (region->hasAttr(kPointGroupAttr) || region->hasAttr(kBlockGroupAttr))
         pointGroup = region;
     });
+    if (pointGroup && pointGroup->hasAttr(kBlockGroupAttr))
+      if (std::optional<LaunchConfig> config =
+              buildBlockGroup(kernel, gpuModule, module, pointGroup))
+        return *config; // Else a thread per output, as a point group.
     if (pointGroup) {
       if (failed(lowerPointGroup(pointGroup)))
         return kernel.emitError("internal: cannot build the fused kernel of a reduction");
@@ -405,12 +463,9 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     }
     if (generics.size() == 1)
       if (std::optional<BlockReductionPlan> plan = planBlockReduction(generics.front())) {
-        Type element = getElementTypeOrSelf(generics.front().getDpsInits()[0].getType());
-        auto scratchType = MemRefType::get(
-            {plan->scratchSize}, element, AffineMap(),
-            gpu::AddressSpaceAttr::get(kernel.getContext(), gpu::AddressSpace::Workgroup));
         SmallVector<Operation *> work;
-        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, scratchType);
+        gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work,
+                                           blockReductionScratchType(generics.front(), *plan));
         auto op = work.size() == 1 ? dyn_cast<linalg::GenericOp>(work.front()) : linalg::GenericOp();
         OpBuilder b(op ? op.getOperation() : func.getOperation());
         if (op && succeeded(buildBlockReductionKernel(b, op, *plan,

@@ -16,6 +16,10 @@ namespace mlir::infer {
 /// convolution), not a tensor-core contraction.
 inline constexpr llvm::StringLiteral kPointGroupAttr = "infer.point_group";
 
+/// Marks one whose producer is a reduction run a block per output
+/// (BlockReductions.h): thread 0 runs the prologue and epilogue.
+inline constexpr llvm::StringLiteral kBlockGroupAttr = "infer.block_group";
+
 /// An op on memrefs that a tensor-core kernel runs with its contraction,
 /// a 16x16 tile at a time (infer-cuda-fuse-epilogues groups them):
 ///   prologue: a linalg.fill of C, or an elementwise generic that writes

@@ -465,7 +465,8 @@ func.func @main(%x: memref<48x32xf32>, %w: memref<32x32xf32>, %y: memref<40x32xf
 
 // A depthwise convolution (3x3, a thread an output): the bias written into
 // C before it and batch norm + ReLU over C after it join it as a point
-// group. A reduction of 64 or more (a block reduction's) does not group.
+// group. A reduction of 64 or more, which runs a block per output, takes
+// its fill as a block group (thread 0 of each block runs it).
 // CHECK-LABEL: func.func @main
 // CHECK: scf.execute_region no_inline {
 // CHECK-NEXT: linalg.generic {{.*}}ins(%arg2 : memref<8xf32>) outs(%arg3 :
@@ -473,9 +474,12 @@ func.func @main(%x: memref<48x32xf32>, %w: memref<32x32xf32>, %y: memref<40x32xf
 // CHECK: linalg.generic {{.*}}ins(%arg3, %arg2 : {{.*}}outs(%arg3 :
 // CHECK: scf.yield
 // CHECK-NEXT: } {infer.point_group}
+// CHECK-NEXT: scf.execute_region no_inline {
 // CHECK-NEXT: linalg.fill
 // CHECK-NEXT: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
-// CHECK-NOT: scf.execute_region
+// CHECK: scf.yield
+// CHECK-NEXT: } {infer.block_group}
+// CHECK-NEXT: return
 #bias = affine_map<(d0, d1, d2) -> (d0)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #in = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>

@@ -17,7 +17,8 @@
 //      the prologue and epilogue on its own element around its reduction
 //      loops. A kernel without a parallel loop runs on one thread. A reduction
 //      with few outputs and a long reduction gets a block per output
-//      instead (BlockReductions.cpp); a float32 contraction that fits the
+//      instead (BlockReductions.cpp), its block group's prologue and
+//      epilogue run by each block's thread 0; a float32 contraction that fits the
 //      tensor cores, a WMMA kernel (TensorCores.cpp; with stage-tiles, one
 //      that stages its tiles in shared memory, StagedTiles.cpp); an elementwise op
 //      whose innermost dim is a multiple of 4, 4 elements a thread with
@@ -255,11 +256,6 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return std::nullopt;
   }
 
-  /// Lowers a point group (infer-cuda-fuse-epilogues: a reduction run a
-  /// thread per output, with its prologue and epilogue) to one parallel
-  /// loop where `region` was: the reduction's loops, with the prologue's
-  /// work on the thread's element before its reduction loops and the
-  /// epilogue's after them.
   /// A point or block group's ops: the prologue (or null), the reduction
   /// (null if there is none) and the epilogue (or null).
   struct GroupParts {
@@ -279,6 +275,11 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
             producer + 1 != ops.end() ? ops.back() : linalg::LinalgOp()};
   }
 
+  /// Lowers a point group (infer-cuda-fuse-epilogues: a reduction run a
+  /// thread per output, with its prologue and epilogue) to one parallel
+  /// loop where `region` was: the reduction's loops, with the prologue's
+  /// work on the thread's element before its reduction loops and the
+  /// epilogue's after them.
   static LogicalResult lowerPointGroup(scf::ExecuteRegionOp region) {
     auto [prologue, producer, epilogue] = partsOf(region);
     if (!producer)
@@ -409,17 +410,17 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return finishKernel(func, "infer.row_kernel",
                           LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
     }
-    scf::ExecuteRegionOp pointGroup;
+    scf::ExecuteRegionOp reductionGroup; // A point or block group.
     kernel.walk([&](scf::ExecuteRegionOp region) {
       if (region->hasAttr(kPointGroupAttr) || region->hasAttr(kBlockGroupAttr))
-        pointGroup = region;
+        reductionGroup = region;
     });
-    if (pointGroup && pointGroup->hasAttr(kBlockGroupAttr))
+    if (reductionGroup && reductionGroup->hasAttr(kBlockGroupAttr))
       if (std::optional<LaunchConfig> config =
-              buildBlockGroup(kernel, gpuModule, module, pointGroup))
+              buildBlockGroup(kernel, gpuModule, module, reductionGroup))
         return *config; // Else a thread per output, as a point group.
-    if (pointGroup) {
-      if (failed(lowerPointGroup(pointGroup)))
+    if (reductionGroup) {
+      if (failed(lowerPointGroup(reductionGroup)))
         return kernel.emitError("internal: cannot build the fused kernel of a reduction");
       return buildSimt(kernel, gpuModule, module);
     }

@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import parser
+from onnx import helper, numpy_helper, parser
 
 from infer_cpu import INFER_OPT, REPO
 
@@ -118,7 +118,11 @@ def assert_close(got, want):
 
 def compile_and_emulate(tmp_path, name: str, flags: tuple[str, ...] = ()):
     path, shapes = MODELS[name]
-    model = onnx_model(path)
+    return compile_and_emulate_model(tmp_path, name, onnx_model(path), shapes, flags)
+
+
+def compile_and_emulate_model(tmp_path, name: str, model: onnx.ModelProto, shapes: dict,
+                              flags: tuple[str, ...] = ()):
     inputs = feeds(model, shapes, np.random.default_rng(0))
     onnx_path = tmp_path / f"{name}.onnx"
     onnx.save(model, str(onnx_path))
@@ -404,6 +408,29 @@ def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
     assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
         ("rows", ["GlobalAveragePool_0"]), ("block_reduction", ["Conv_1", "Relu_2"]),
         ("simt", ["Conv_3", "HardSigmoid_4"]), ("vector", ["Mul_5"])], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_a_convolution_short_of_a_tile_runs_on_the_tensor_cores(tmp_path):
+    """A 1x1 convolution to 12 channels (PP-OCR det has one) is short of a
+    16-row tile: it is grown to one, its constant weight stored with 4 rows
+    of zeros, and runs on the tensor cores with its bias and ReLU in one
+    kernel; before, the whole convolution ran on SIMT."""
+    rng = np.random.default_rng(1)
+    weights = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+               for name, shape in (("w", (12, 48, 1, 1)), ("b", (12,)))]
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="Conv_0"),
+         helper.make_node("Relu", ["c"], ["y"], name="Relu_1")],
+        "conv_short_of_a_tile",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 48, 20, 20])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 12, 20, 20])], weights)
+    model = helper.make_model(graph, ir_version=8, opset_imports=[helper.make_opsetid("", 17)])
+    expected, actual, _ = compile_and_emulate_model(tmp_path, "conv_short", model, {})
+    _, plan, _, _ = read_engine(tmp_path / "conv_short.engine")
+    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+        ("tensor_cores", ["Conv_0", "Relu_1"])], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

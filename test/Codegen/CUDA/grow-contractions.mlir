@@ -163,3 +163,40 @@ func.func @a_is_b() -> tensor<20x20xf32> {
   %c = linalg.matmul ins(%w, %w : tensor<20x20xf32>, tensor<20x20xf32>) outs(%fill : tensor<20x20xf32>) -> tensor<20x20xf32>
   return %c : tensor<20x20xf32>
 }
+
+// 12 output channels (PP-OCR det's 1x1 convolution to 12) are short of one
+// tile: grown to 16 rows (33% more work), the whole op runs on the tensor
+// cores instead of on SIMT. The weight, read by this op alone, is stored
+// grown; the output's fill writes the leading rows of a 16-row home.
+// CHECK-LABEL: func.func @grow_short_of_a_tile
+// CHECK: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<16x48xf32>
+// CHECK: %[[CHOME:.*]] = tensor.empty() : tensor<16x64xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[W]], %arg0 : tensor<16x48xf32>, tensor<48x64xf32>) outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK: tensor.extract_slice %[[M]][0, 0] [12, 64] [1, 1] : tensor<16x64xf32> to tensor<12x64xf32>
+// With at most 25% growth, 12 rows stay as they are.
+// LIMIT-LABEL: func.func @grow_short_of_a_tile
+// LIMIT: linalg.matmul ins(%{{.*}}, %arg0 : tensor<12x48xf32>, tensor<48x64xf32>)
+func.func @grow_short_of_a_tile(%x: tensor<48x64xf32>) -> tensor<12x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<12x48xf32>
+  %e = tensor.empty() : tensor<12x64xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<12x64xf32>) -> tensor<12x64xf32>
+  %c = linalg.matmul ins(%w, %x : tensor<12x48xf32>, tensor<48x64xf32>) outs(%fill : tensor<12x64xf32>) -> tensor<12x64xf32>
+  return %c : tensor<12x64xf32>
+}
+
+// 15 columns short of a tile, read from an argument (V through a view, in
+// PP-OCR rec's attention): growing would copy B into a home, which costs
+// about what the small op costs on SIMT. Nothing grows.
+// CHECK-LABEL: func.func @short_of_a_tile_without_a_home
+// CHECK-NOT: tensor.empty() : tensor<48
+// CHECK: linalg.matmul ins(%{{.*}}, %arg0 : tensor<40x32xf32>, tensor<32x15xf32>) outs(%{{.*}} : tensor<40x15xf32>)
+func.func @short_of_a_tile_without_a_home(%v: tensor<32x15xf32>, %x: tensor<40x32xf32>) -> tensor<40x15xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ae = tensor.empty() : tensor<40x32xf32>
+  %a = linalg.exp ins(%x : tensor<40x32xf32>) outs(%ae : tensor<40x32xf32>) -> tensor<40x32xf32>
+  %e = tensor.empty() : tensor<40x15xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<40x15xf32>) -> tensor<40x15xf32>
+  %c = linalg.matmul ins(%a, %v : tensor<40x32xf32>, tensor<32x15xf32>) outs(%fill : tensor<40x15xf32>) -> tensor<40x15xf32>
+  return %c : tensor<40x15xf32>
+}

@@ -18,6 +18,8 @@
 #define INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -109,9 +111,18 @@ LogicalResult compileForCUDA(ModuleOp module, const CUDACodegenOptions &options,
 std::string findPtxas(std::string &error);
 
 /// Assembles `ptx` for `arch`; returns false with `log` holding ptxas's
-/// message on failure. `log` gets the resource report (-v) otherwise.
+/// message on failure. `log` gets the resource report (-v) otherwise. The
+/// kernels that ptxas spills are assembled again with `.minnctapersm 1`
+/// (withOneBlockPerSM), and that cubin is kept if fewer kernels spill.
 bool assemblePTX(const std::string &ptxas, const std::string &ptx, const std::string &arch,
                  std::string &cubin, std::string &log);
+
+/// The kernels that a ptxas -v --warn-on-spills report says spill registers.
+llvm::SmallVector<std::string> spillingKernels(llvm::StringRef log);
+
+/// `ptx` with `.minnctapersm 1` among the directives of each entry named in
+/// `kernels` that has none (PTX's form of nvvm.minctasm).
+std::string withOneBlockPerSM(llvm::StringRef ptx, llvm::ArrayRef<std::string> kernels);
 
 std::unique_ptr<Pass> createStaticReshapesPass();
 std::unique_ptr<Pass> createAlignContractionsPass();

@@ -218,13 +218,15 @@ def test_attention_grown_to_whole_tiles(rng, tmp_path):
     of leaving a 11-row edge: the projections read x copied into an
     80-row home and write 80-row outputs; the scores [heads, 80, 80] read
     K^T from an 80-column home; probabilities x V reads the probabilities
-    from an 80-row home (its k, 75, is split as before). The rows and
-    columns beyond 75 hold garbage that no one reads."""
+    from an 80-row home, all 75 of its k (not split: the tensor-core kernel
+    takes the last 3 as its k tail). The rows and columns beyond 75 hold
+    garbage that no one reads."""
     check_encoder_layer_over_75_tokens(
         rng, tmp_path, batch=1,
         rewritten=["tensor.empty() : tensor<1x80x64xf32>", "tensor.empty() : tensor<1x80x256xf32>",
                    "tensor.empty() : tensor<1x4x80x80xf32>",
-                   "tensor.empty() : tensor<1x4x16x80xf32>", "tensor<1x4x80x72xf32>"])
+                   "tensor.empty() : tensor<1x4x16x80xf32>",
+                   "tensor<1x4x80x75xf32>, tensor<1x4x75x16xf32>"])
 
 
 def test_batched_projections_collapse(rng, tmp_path):

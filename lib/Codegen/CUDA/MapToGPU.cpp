@@ -194,7 +194,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                                                ModuleOp module, linalg::LinalgOp op,
                                                const TensorCoreFusion &fusion) {
     std::optional<ContractionShape> shape = tensorCoreShape(op);
-    if (!shape || !fitsTensorCoreTiles(*shape))
+    if (!shape || !fitsTensorCoreTiles(*shape) || kTail(*shape)) // A tail: the other kernel.
       return std::nullopt;
     std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
     std::optional<StagedTilePlan> plan =
@@ -369,7 +369,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                                            const TensorCoreFusion &fusion) {
     ContractionShape shape = *tensorCoreShape(contraction);
     TensorCorePlan plan = planTensorCoreKernel(shape);
-    MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), plan, fusion);
+    MemRefType scratchType = tensorCoreScratchType(kernel.getContext(), shape, plan, fusion);
     SmallVector<Type> workgroup;
     if (scratchType)
       workgroup.push_back(scratchType);

@@ -6,8 +6,11 @@
 // ptxas turns into HMMA instructions):
 //
 //   infer-cuda-split-contractions (tensors) splits a candidate at whole
-//       tiles, so that a 16x16 (m x n) and k=8 grid covers the first part
-//       exactly; the edges stay ordinary ops on the SIMT path.
+//       16x16 (m x n) tiles; the edges stay ordinary ops on the SIMT path.
+//       k is not split: a single k dim's last 1 to 7 elements (kTail) are
+//       the kernel's last step, staged through shared memory with zeros
+//       past k (addKTail); several k dims are whole steps (or padded to
+//       them by infer-cuda-align-contractions).
 //   buildTensorCoreKernel (memrefs, from infer-cuda-map-to-gpu) makes the
 //       kernel: one warp a 16x16 output tile, 4 warps a block; the warp
 //       loads C, accumulates A x B over k in steps of 8 straight from
@@ -174,9 +177,14 @@ Value mlir::infer::inGlobalMemory(OpBuilder &b, Location loc, Value memref) {
   return memref::MemorySpaceCastOp::create(b, loc, cast, memref);
 }
 
+int64_t mlir::infer::kTail(const ContractionShape &s) {
+  return s.ks.size() == 1 && s.kRange() >= kTileK ? s.kRange() % kTileK : 0;
+}
+
 bool mlir::infer::fitsTensorCoreTiles(const ContractionShape &s) {
   return s.ranges[s.m] % kTileM == 0 && s.ranges[s.n] % kTileN == 0 &&
-         s.kRange() % kTileK == 0 && s.ranges[s.m] > 0 && s.ranges[s.n] > 0 && s.kRange() > 0;
+         (s.kRange() % kTileK == 0 || kTail(s)) && s.ranges[s.m] > 0 && s.ranges[s.n] > 0 &&
+         s.kRange() > 0;
 }
 
 bool mlir::infer::coversATile(const ContractionShape &s) {
@@ -220,13 +228,82 @@ TensorCorePlan mlir::infer::planTensorCoreKernel(const ContractionShape &s) {
   return plan;
 }
 
-MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan,
+MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const ContractionShape &s,
+                                              const TensorCorePlan &plan,
                                               const TensorCoreFusion &fusion) {
-  if (plan.kSplit == 1 && !fusion.needsScratch())
+  if (plan.kSplit == 1 && !fusion.needsScratch() && !kTail(s))
     return {};
   return MemRefType::get({kWarpsPerBlock, kTileM, kTileN}, Float32Type::get(ctx), AffineMap(),
                          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
+
+namespace {
+
+/// `sum` plus the product of the last k elements of `op` past `wholeK` (its
+/// kTail) for the warp's tile at `tileLoop`. Those elements are no whole
+/// 8-wide step of A or B in memory, so the lanes copy them into the warp's
+/// 16x16 floats of `scratch`, A's 16x8 then B's 8x16, with zeros past k,
+/// and the warp loads its fragments from there: the zeros add nothing, and
+/// no element past k is read (a clamped index, its value replaced).
+Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const ContractionShape &s,
+               const TensorCoreOperands &layout, ArrayRef<Value> tileLoop, int64_t wholeK,
+               Value scratch, Value warpInBlock, Value lane, Value sum) {
+  IndexMath e{b, loc};
+  const int64_t tail = s.kRange() - wholeK;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Type f32 = b.getF32Type();
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  auto syncWarp = [&] {
+    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
+  };
+  // Copies input `index`'s tile of the tail, 128 elements whose rows run
+  // along loop dim `dimOfRows` and its `cols` columns along `dimOfCols`
+  // (one of the two is k), into the warp's floats from row `firstRow`.
+  auto copyTile = [&](unsigned index, unsigned dimOfRows, unsigned dimOfCols, int64_t cols,
+                      int64_t firstRow) {
+    Value input = inGlobalMemory(b, loc, op.getDpsInputs()[index]);
+    // 128 elements, 4 a lane; element i at (i / cols, i % cols).
+    for (int64_t round = 0; round < kTileM * kTileK / 32; ++round) {
+      Value element = e.add(lane, round * 32);
+      Value row = e.div(element, cols), col = e.rem(element, cols);
+      Value kInTile = dimOfRows == s.k ? row : col;
+      SmallVector<Value> point(tileLoop);
+      point[dimOfRows] = dimOfRows == s.k ? e.add(e.min(row, tail - 1), wholeK)
+                                          : e.add(point[dimOfRows], row);
+      point[dimOfCols] = dimOfCols == s.k ? e.add(e.min(col, tail - 1), wholeK)
+                                          : e.add(point[dimOfCols], col);
+      SmallVector<Value> at;
+      for (AffineExpr expr : maps[index].getResults())
+        at.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+      Value value = memref::LoadOp::create(b, loc, input, at);
+      value = arith::SelectOp::create(b, loc, e.below(kInTile, tail), value, zero);
+      // Flat position i of the warp's floats, from `firstRow` of 16.
+      Value flat = e.add(element, firstRow * kTileN);
+      memref::StoreOp::create(b, loc, value, scratch,
+                              ValueRange{warpInBlock, e.div(flat, kTileN), e.rem(flat, kTileN)});
+    }
+  };
+  syncWarp(); // A prologue may have read the same floats.
+  copyTile(layout.aIndex, layout.m, s.k, kTileK, 0);
+  copyTile(layout.bIndex, s.k, layout.n, kTileN, kTileM * kTileK / kTileN);
+  syncWarp();
+  auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
+  auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
+  Value zeroIndex = e.cst(0);
+  Value fa = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, scratch,
+                                                  ValueRange{warpInBlock, zeroIndex, zeroIndex},
+                                                  b.getIndexAttr(kTileK), UnitAttr());
+  Value fb = gpu::SubgroupMmaLoadMatrixOp::create(
+      b, loc, typeB, scratch,
+      ValueRange{warpInBlock, e.cst(kTileM * kTileK / kTileN), zeroIndex},
+      b.getIndexAttr(kTileN), UnitAttr());
+  Value result = gpu::SubgroupMmaComputeOp::create(b, loc, sum.getType(), fa, fb, sum,
+                                                   UnitAttr(), UnitAttr());
+  syncWarp(); // An epilogue writes the same floats next.
+  return result;
+}
+
+} // namespace
 
 FailureOr<std::pair<int64_t, int64_t>>
 mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
@@ -328,7 +405,8 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   scf::YieldOp::create(b, loc, zeros());
   b.setInsertionPointToStart(&guard.getThenRegion().front());
   Value init = split == 1 ? initialC() : zeros();
-  int64_t sliceLength = s.kRange() / split;
+  const int64_t tail = kTail(s), wholeK = s.kRange() - tail;
+  int64_t sliceLength = wholeK / split;
   Value sliceStart = e.mul(part, sliceLength);
   auto loop =
       scf::ForOp::create(b, loc, e.cst(0), e.cst(sliceLength), e.cst(kTileK), ValueRange{init});
@@ -344,7 +422,22 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
                                                  transA, transB);
   scf::YieldOp::create(b, loc, next);
   b.setInsertionPointAfter(loop);
-  scf::YieldOp::create(b, loc, loop.getResult(0));
+  Value partialSum = loop.getResult(0);
+  if (tail) { // Part 0 takes the last k elements too.
+    auto last = scf::IfOp::create(
+        b, loc, TypeRange{typeC},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, zeroIndex),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&last.getElseRegion().front());
+    scf::YieldOp::create(b, loc, partialSum);
+    b.setInsertionPointToStart(&last.getThenRegion().front());
+    scf::YieldOp::create(b, loc,
+                         addKTail(b, loc, op, s, *layout, tileLoop, wholeK, scratch, warpInBlock,
+                                  e.rem(thread, 32), partialSum));
+    b.setInsertionPointAfter(last);
+    partialSum = last.getResult(0);
+  }
+  scf::YieldOp::create(b, loc, partialSum);
   if (plan.unroll > 1) // Only a speed-up: the loop stays as it is if it cannot be unrolled.
     (void)loopUnrollByFactor(loop, plan.unroll);
   b.setInsertionPointAfter(guard);
@@ -394,7 +487,7 @@ struct SplitContractionsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitContractionsPass)
   StringRef getArgument() const final { return "infer-cuda-split-contractions"; }
   StringRef getDescription() const final {
-    return "Split float32 contractions at whole tensor-core tiles (16 m, 16 n, 8 k)";
+    return "Split float32 contractions at whole tensor-core tiles (16 m, 16 n)";
   }
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
@@ -408,9 +501,9 @@ struct SplitContractionsPass
       if (!coversATile(s)) // No part would be a tensor-core kernel: split, it is only more kernels.
         continue;
       SmallVector<linalg::LinalgOp> parts = {op};
+      // k is not split: the kernel takes a single k dim's last elements
+      // (kTail), and several k dims must be whole steps together.
       SmallVector<std::pair<unsigned, int64_t>> splits = {{s.m, kTileM}, {s.n, kTileN}};
-      if (s.ks.size() == 1) // Several k dims must be whole multiples together.
-        splits.push_back({s.k, kTileK});
       for (auto [dim, tile] : splits) {
         SmallVector<linalg::LinalgOp> next;
         for (linalg::LinalgOp part : parts) {

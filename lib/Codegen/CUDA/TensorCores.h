@@ -76,11 +76,19 @@ std::optional<TensorCoreOperands> checkTensorCoreLayout(linalg::LinalgOp op,
 /// intrinsics.
 Value inGlobalMemory(OpBuilder &b, Location loc, Value memref);
 
-/// Whether whole 16x16x8 tiles cover the op.
+/// The last k elements past whole 8-wide steps (1 to 7) that the WMMA
+/// kernel takes in one more step through shared memory, zero-padded there:
+/// for a single k dim of 8 or more (PP-OCR det's 1x1 convolutions over 12,
+/// 18 and 42 channels). 0 when k is whole steps or is several dims.
+int64_t kTail(const ContractionShape &shape);
+
+/// Whether whole 16x16 tiles cover the op's m and n, and whole 8-wide
+/// steps its k, but for a kTail.
 bool fitsTensorCoreTiles(const ContractionShape &shape);
 
 /// Whether splitting the op at whole tiles leaves a part for the tensor
-/// cores (infer-cuda-split-contractions splits m, n, and a single k).
+/// cores (infer-cuda-split-contractions splits m and n; a single k keeps
+/// its kTail).
 bool coversATile(const ContractionShape &shape);
 
 /// Whether `op` (on tensors) will run a thread per output on the SIMT path
@@ -100,10 +108,10 @@ TensorCorePlan planTensorCoreKernel(const ContractionShape &shape);
 
 struct TensorCoreFusion;
 
-/// The shared memory `plan`'s kernel with `fusion` needs (a 16x16 float
-/// tile a warp), or null when it needs none.
-MemRefType tensorCoreScratchType(MLIRContext *ctx, const TensorCorePlan &plan,
-                                 const TensorCoreFusion &fusion);
+/// The shared memory the kernel of `plan` for `shape` with `fusion` needs
+/// (a 16x16 float tile a warp), or null when it needs none.
+MemRefType tensorCoreScratchType(MLIRContext *ctx, const ContractionShape &shape,
+                                 const TensorCorePlan &plan, const TensorCoreFusion &fusion);
 
 /// Emits the WMMA kernel body for `op` (on memrefs), with the prologue
 /// and epilogue of `fusion` (TensorCoreFusion.h), at `b`'s insertion

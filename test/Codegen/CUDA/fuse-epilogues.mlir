@@ -165,9 +165,9 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %bias: memref<32xf
 // -----
 
 // A prologue that reads C at other elements (its transpose): not grouped.
-// A MatMul whose k is not whole steps of 8 is not for the tensor cores as
-// it is, but its k is short (12): it runs a thread an output, and its fill
-// joins it as a point group.
+// A MatMul whose k (4) is less than one step of 8 is not for the tensor
+// cores, but its k is short: it runs a thread an output, and its fill joins
+// it as a point group.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: scf.execute_region
 // CHECK: linalg.generic {{.*}}ins(%arg2 : memref<32x32xf32>) outs(%arg2
@@ -184,7 +184,7 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %bias: memref<32xf
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf32>,
-                %x2: memref<32x12xf32>, %w2: memref<12x32xf32>, %y2: memref<32x32xf32>) {
+                %x2: memref<32x4xf32>, %w2: memref<4x32xf32>, %y2: memref<32x32xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
       ins(%y : memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
@@ -200,7 +200,35 @@ func.func @main(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %y: memref<32x32xf
   }
   linalg.fill ins(%zero : f32) outs(%y2 : memref<32x32xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x2, %w2 : memref<32x12xf32>, memref<12x32xf32>) outs(%y2 : memref<32x32xf32>) {
+      ins(%x2, %w2 : memref<32x4xf32>, memref<4x32xf32>) outs(%y2 : memref<32x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A MatMul whose k (12) is one step of 8 and 4 more is for the tensor
+// cores (the kernel takes the last 4 through shared memory): its fill joins
+// it as its prologue, not as a point group.
+// CHECK-LABEL: func.func @main
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg0, %arg1 : memref<32x12xf32>, memref<12x32xf32>)
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: infer.point_group
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @main(%x: memref<32x12xf32>, %w: memref<12x32xf32>, %y: memref<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<32x12xf32>, memref<12x32xf32>) outs(%y : memref<32x32xf32>) {
   ^bb0(%in: f32, %in_0: f32, %out: f32):
     %m = arith.mulf %in, %in_0 : f32
     %s = arith.addf %out, %m : f32

@@ -412,25 +412,60 @@ def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
         assert_close(got, want)
 
 
+def model_with_weights(name: str, nodes, inputs: dict, outputs: dict,
+                       weights: dict) -> onnx.ModelProto:
+    """An opset-17 model of `nodes` whose `weights` (name -> shape) are
+    seeded random initializers (constants to infer-opt, unlike graph inputs)."""
+    rng = np.random.default_rng(len(name))
+    initializers = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), key)
+                    for key, shape in weights.items()]
+    def values(shapes):
+        return [helper.make_tensor_value_info(key, onnx.TensorProto.FLOAT, list(shape))
+                for key, shape in shapes.items()]
+    graph = helper.make_graph(nodes, name, values(inputs), values(outputs), initializers)
+    return helper.make_model(graph, ir_version=8, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def test_a_convolution_short_of_a_tile_runs_on_the_tensor_cores(tmp_path):
     """A 1x1 convolution to 12 channels (PP-OCR det has one) is short of a
     16-row tile: it is grown to one, its constant weight stored with 4 rows
     of zeros, and runs on the tensor cores with its bias and ReLU in one
     kernel; before, the whole convolution ran on SIMT."""
-    rng = np.random.default_rng(1)
-    weights = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
-               for name, shape in (("w", (12, 48, 1, 1)), ("b", (12,)))]
-    graph = helper.make_graph(
+    model = model_with_weights(
+        "conv_short_of_a_tile",
         [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="Conv_0"),
          helper.make_node("Relu", ["c"], ["y"], name="Relu_1")],
-        "conv_short_of_a_tile",
-        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 48, 20, 20])],
-        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 12, 20, 20])], weights)
-    model = helper.make_model(graph, ir_version=8, opset_imports=[helper.make_opsetid("", 17)])
+        {"x": (1, 48, 20, 20)}, {"y": (1, 12, 20, 20)}, {"w": (12, 48, 1, 1), "b": (12,)})
     expected, actual, _ = compile_and_emulate_model(tmp_path, "conv_short", model, {})
     _, plan, _, _ = read_engine(tmp_path / "conv_short.engine")
     assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", ["Conv_0", "Relu_1"])], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_a_convolution_with_a_unit_kernel_dim_runs_on_the_tensor_cores(tmp_path):
+    """PP-OCR rec's 1x3 convolutions: the weight [60, c, 1, 3] was read at
+    kh = 0, no projected permutation, so the convolution ran as 2,400 block
+    reductions. Stored as [60, c, 3], it is a contraction over (c, kw), grown
+    to 64 channels and 48 positions, with its swish in its kernel. The next
+    1x1 convolution reads those 60 channels as its k from a home of its
+    own (60 rows, not the 64 of the first one's: the swish cannot write in
+    place)."""
+    model = model_with_weights(
+        "conv_unit_kernel_dim",
+        [helper.make_node("Conv", ["x", "w1"], ["c"], name="Conv_0", kernel_shape=[1, 3],
+                          pads=[0, 1, 0, 1]),
+         helper.make_node("Sigmoid", ["c"], ["s"], name="Sigmoid_1"),
+         helper.make_node("Mul", ["c", "s"], ["a"], name="Mul_2"),
+         helper.make_node("Conv", ["a", "w2"], ["y"], name="Conv_3")],
+        {"x": (1, 32, 1, 40)}, {"y": (1, 64, 1, 40)},
+        {"w1": (60, 32, 1, 3), "w2": (64, 60, 1, 1)})
+    expected, actual, strategies = compile_and_emulate_model(tmp_path, "conv_1x3", model, {})
+    _, plan, _, _ = read_engine(tmp_path / "conv_1x3.engine")
+    launches = [(l["strategy"], l["nodes"]) for l in plan["launches"]]
+    assert ("tensor_cores", ["Conv_0", "Sigmoid_1", "Mul_2"]) in launches, launches
+    assert "block_reduction" not in strategies, launches
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

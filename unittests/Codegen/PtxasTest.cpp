@@ -46,7 +46,8 @@ TEST(Ptxas, OnlyTheNamedEntryGetsTheHint) {
             std::string::npos);
   EXPECT_NE(hinted.find("kernel_13_param_0\n)\n.maxntid 128, 1, 1\n.minnctapersm 1\n{"),
             std::string::npos);
-  EXPECT_EQ(hinted.size(), std::string(kTwoKernels).size() + std::string(".minnctapersm 1\n").size());
+  EXPECT_EQ(hinted.size(),
+            std::string(kTwoKernels).size() + std::string(".minnctapersm 1\n").size());
 }
 
 TEST(Ptxas, AHintIsNotRepeatedAndUnknownKernelsAreSkipped) {

@@ -328,8 +328,11 @@ void epilogueInPlace(linalg::LinalgOp op) {
   auto insert = written.hasOneUse()
                     ? dyn_cast<tensor::InsertSliceOp>(*written.getUsers().begin())
                     : nullptr;
+  // The two homes must be alike: PP-OCR rec's 1x3 convolution is grown to
+  // 64 of its 60 channels, and its batch norm's home has the 60 rows the
+  // next convolution reads as its k.
   if (!insert || insert.getSource() != written || insert.getDest() != slice.getSource() ||
-      !sameSlice(insert, read))
+      !sameSlice(insert, read) || slice.getSource().getType() != result.getType())
     return;
   Operation *empty = slice.getSource().getDefiningOp();
   // The slice it reads, as its output too: one value, so that one-shot

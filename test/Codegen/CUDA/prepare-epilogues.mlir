@@ -320,3 +320,55 @@ func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %b : tensor<8x16xf32>
 }
+
+// -----
+
+// The ReLU's home (60 by 48: the next MatMul reads its 60 rows as k) is not
+// the first MatMul's (64 by 48: its m grown to whole tiles), as after PP-OCR
+// rec's 1x3 convolution: the ReLU cannot write in place into that result
+// (the insert back would change the home's type), so it keeps its home.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[M1:.*]] = linalg.generic {{.*}}outs(%{{.*}} : tensor<64x48xf32>)
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[M1]][0, 0] [60, 40] [1, 1]
+// CHECK: %[[RE:.*]] = tensor.empty() : tensor<60x48xf32>
+// CHECK: %[[RS:.*]] = tensor.extract_slice %[[RE]][0, 0] [60, 40] [1, 1]
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}ins(%[[S]] : tensor<60x40xf32>) outs(%[[RS]] : tensor<60x40xf32>)
+// CHECK: %[[RP:.*]] = tensor.insert_slice %[[R]] into %[[RE]][0, 0] [60, 40] [1, 1]
+// CHECK: linalg.generic {{.*}}ins(%arg2, %[[RP]] :
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%w1: tensor<64x32xf32>, %x: tensor<32x48xf32>, %w2: tensor<16x60xf32>) -> tensor<16x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %h = tensor.empty() : tensor<64x48xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%h : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w1, %x : tensor<64x32xf32>, tensor<32x48xf32>) outs(%f : tensor<64x48xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x48xf32>
+  %m1s = tensor.extract_slice %m1[0, 0] [60, 40] [1, 1] : tensor<64x48xf32> to tensor<60x40xf32>
+  %rh = tensor.empty() : tensor<60x48xf32>
+  %rs = tensor.extract_slice %rh[0, 0] [60, 40] [1, 1] : tensor<60x48xf32> to tensor<60x40xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m1s : tensor<60x40xf32>) outs(%rs : tensor<60x40xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<60x40xf32>
+  %rp = tensor.insert_slice %r into %rh[0, 0] [60, 40] [1, 1] : tensor<60x40xf32> into tensor<60x48xf32>
+  %h2 = tensor.empty() : tensor<16x48xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%h2 : tensor<16x48xf32>) -> tensor<16x48xf32>
+  %m2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w2, %rp : tensor<16x60xf32>, tensor<60x48xf32>) outs(%f2 : tensor<16x48xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x48xf32>
+  %y = tensor.extract_slice %m2[0, 0] [16, 40] [1, 1] : tensor<16x48xf32> to tensor<16x40xf32>
+  return %y : tensor<16x40xf32>
+}

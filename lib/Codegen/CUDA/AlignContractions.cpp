@@ -382,10 +382,8 @@ struct AlignContractionsPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> linalgOps;
     getOperation().walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
-    for (linalg::LinalgOp op : linalgOps) {
-      dropUnitDimsOfConstants(rewriter, op);
+    for (linalg::LinalgOp op : linalgOps)
       collapseSeveralLoops(rewriter, op);
-    }
     SmallVector<linalg::LinalgOp> contractions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && tensorCoreShape(op))

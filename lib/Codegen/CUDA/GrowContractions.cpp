@@ -27,11 +27,6 @@
 //       (PP-OCR det's 12 output channels) grows to one when no input has
 //       to be copied for it.
 //
-// Before both, a constant operand read at index 0 along a unit dim (the
-// weight of a convolution with a 1-wide kernel dim) is stored without that
-// dim (dropUnitDimsOfConstants), so that the op's maps are projected
-// permutations, as tensorCoreShape wants.
-//
 //===----------------------------------------------------------------------===//
 
 #include "PaddedHomes.h"
@@ -86,53 +81,6 @@ linalg::LinalgOp mlir::infer::collapseSeveralLoops(RewriterBase &rewriter, linal
     return generic;
   rewriter.replaceOp(generic, collapsed->results);
   return collapsed->collapsedOp;
-}
-
-/// Stores constant input `index` of `op` without its unit dims that `op`
-/// reads at the constant index 0, and drops those results from its
-/// indexing map: a convolution with a unit kernel dim (PP-OCR rec's 1x3
-/// convolutions) reads its weight [m, c, 1, kw] as (m, c, 0, kw), which is
-/// no projected permutation, so tensorCoreShape took the op for no
-/// contraction and it ran as 2,400 block reductions (rec's largest two
-/// kernels on an H100). The data is the same; only a constant that `op`
-/// alone reads is changed.
-static void dropUnitDimsOfConstant(RewriterBase &rewriter, linalg::GenericOp op, unsigned index) {
-  auto constant = op->getOperand(index).getDefiningOp<arith::ConstantOp>();
-  auto value = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : DenseElementsAttr();
-  if (!value || !llvm::hasSingleElement(constant->getUsers()))
-    return;
-  AffineMap map = op.getIndexingMapsArray()[index];
-  SmallVector<int64_t> shape;
-  SmallVector<AffineExpr> results;
-  for (auto [size, expr] : llvm::zip_equal(value.getType().getShape(), map.getResults())) {
-    auto zero = dyn_cast<AffineConstantExpr>(expr);
-    if (size == 1 && zero && zero.getValue() == 0)
-      continue;
-    shape.push_back(size);
-    results.push_back(expr);
-  }
-  if (results.size() == map.getNumResults())
-    return;
-  rewriter.setInsertionPoint(constant);
-  auto reshaped = arith::ConstantOp::create(
-      rewriter, constant.getLoc(),
-      value.reshape(RankedTensorType::get(shape, value.getElementType())));
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  maps[index] = AffineMap::get(map.getNumDims(), 0, results, op.getContext());
-  rewriter.modifyOpInPlace(op, [&] {
-    op->setOperand(index, reshaped);
-    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-  });
-  rewriter.eraseOp(constant);
-}
-
-void mlir::infer::dropUnitDimsOfConstants(RewriterBase &rewriter, linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return;
-  for (unsigned index : {0u, 1u})
-    dropUnitDimsOfConstant(rewriter, generic, index);
 }
 
 namespace {

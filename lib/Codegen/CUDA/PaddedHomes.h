@@ -70,10 +70,6 @@ struct LeadingSlice {
 /// in its place.
 linalg::LinalgOp collapseSeveralLoops(RewriterBase &rewriter, linalg::LinalgOp op);
 
-/// The constant inputs of `op` (a generic with two inputs) that it alone
-/// reads, stored without the unit dims it reads at index 0.
-void dropUnitDimsOfConstants(RewriterBase &rewriter, linalg::LinalgOp op);
-
 /// The most growToWholeTiles lets a loop grow by default, in percent: any
 /// range that covers a tile (GrowContractions.cpp says why).
 inline constexpr int64_t kDefaultMaxGrowthPercent = 100;

@@ -193,10 +193,21 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     auto sourceType = cast<RankedTensorType>(source.getType());
     Value sourceFlat = tensor::CollapseShapeOp::create(
         rewriter, loc, source, flattenSpatial(sourceType.getRank(), 2 + windows));
+    // The weight without its unit window dims, each merged into the dim
+    // before it: [m, c', 1...] -> [m, c'], and a 1x3 window's [m, c', 1, 3]
+    // -> [m, c', 3]. Read at a constant 0 instead, its map would be no
+    // projected permutation, and the op no contraction to either back end
+    // (PP-OCR rec's 1x3 convolutions were scalar loops on the CPU and
+    // 2,400 block reductions each on the GPU).
     Value weight = op.getWeight();
-    if (windows == 0) // [m, c', 1...] -> [m, c']
-      weight = tensor::CollapseShapeOp::create(rewriter, loc, weight,
-                                               flattenSpatial(resultType.getRank(), 1));
+    SmallVector<ReassociationIndices> weightGroups = {{0}, {1}};
+    for (int64_t i = 0; i < spatial; ++i) {
+      if (llvm::is_contained(windowDims, i))
+        weightGroups.push_back({});
+      weightGroups.back().push_back(2 + i);
+    }
+    if (weightGroups.size() != static_cast<size_t>(2 + spatial))
+      weight = tensor::CollapseShapeOp::create(rewriter, loc, weight, weightGroups);
     SmallVector<ReassociationIndices> outFlatten = flattenSpatial(resultType.getRank());
     Value initFlat = tensor::CollapseShapeOp::create(rewriter, loc, init, outFlatten);
     // Loop dims: n, m, p, c', k_j...
@@ -206,11 +217,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     for (int64_t j = 0; j < windows; ++j)
       sourceExprs.push_back(d(4 + j));
     sourceExprs.push_back(d(2));
-    for (int64_t i = 0; windows && i < spatial; ++i) {
-      auto window = llvm::find(windowDims, i);
-      wExprs.push_back(window != windowDims.end() ? d(4 + (window - windowDims.begin()))
-                                                  : getAffineConstantExpr(0, ctx));
-    }
+    for (int64_t j = 0; j < windows; ++j)
+      wExprs.push_back(d(4 + j));
     SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
     iterators.append(1 + windows, utils::IteratorType::reduction);
     Value flat = buildConvAccumulate(

@@ -200,30 +200,3 @@ func.func @short_of_a_tile_without_a_home(%v: tensor<32x15xf32>, %x: tensor<40x3
   %c = linalg.matmul ins(%a, %v : tensor<40x32xf32>, tensor<32x15xf32>) outs(%fill : tensor<40x15xf32>) -> tensor<40x15xf32>
   return %c : tensor<40x15xf32>
 }
-
-// A 1x3 convolution (PP-OCR rec's) reads its weight [16, 8, 1, 3] at
-// kh = 0: no projected permutation, so it was no tensor-core candidate.
-// The weight, read by this op alone, is stored as [16, 8, 3] and read
-// without the 0; the op is a contraction over (c, kw), k = 24.
-// CHECK-LABEL: func.func @unit_kernel_dim
-// CHECK-NOT: tensor<16x8x1x3xf32>
-// CHECK: %[[W:.*]] = arith.constant dense<5.000000e-01> : tensor<16x8x3xf32>
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[W]] : tensor<1x8x3x32xf32>, tensor<16x8x3xf32>)
-#cols_1x3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4, d2)>
-#weight_1x3 = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, 0, d4)>
-#out_1x3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
-func.func @unit_kernel_dim(%cols: tensor<1x8x3x32xf32>) -> tensor<1x16x32xf32> {
-  %zero = arith.constant 0.0 : f32
-  %w = arith.constant dense<0.5> : tensor<16x8x1x3xf32>
-  %e = tensor.empty() : tensor<1x16x32xf32>
-  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
-  %c = linalg.generic {indexing_maps = [#cols_1x3, #weight_1x3, #out_1x3],
-                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
-      ins(%cols, %w : tensor<1x8x3x32xf32>, tensor<16x8x1x3xf32>) outs(%fill : tensor<1x16x32xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<1x16x32xf32>
-  return %c : tensor<1x16x32xf32>
-}

@@ -313,3 +313,21 @@ func.func @conv_1x1_strided(%x: tensor<1x16x5x7xf32>, %w: tensor<8x16x1x1xf32>) 
   %y = infer.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x16x5x7xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x3x4xf32>
   return %y : tensor<1x8x3x4xf32>
 }
+
+// -----
+
+// Tests that a Conv with a unit window dim (1x3, as PP-OCR rec has) reads
+// its weight [m, c, 1, 3] collapsed to [m, c, 3]: the contraction's maps
+// are then projected permutations (no constant 0 for kh), which both back
+// ends need to treat it as a contraction.
+// CHECK-DAG: #[[$W13:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>
+// CHECK-LABEL: func.func @conv_unit_window_dim
+// CHECK-SAME: %[[X:.+]]: tensor<1x4x1x8xf32>, %[[W:.+]]: tensor<6x4x1x3xf32>
+func.func @conv_unit_window_dim(%x: tensor<1x4x1x8xf32>, %w: tensor<6x4x1x3xf32>) -> tensor<1x6x1x8xf32> {
+  // CHECK: %[[WF:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2], [3]] : tensor<6x4x1x3xf32> into tensor<6x4x3xf32>
+  // CHECK: linalg.generic
+  // CHECK-SAME: indexing_maps = [#{{.+}}, #[[$W13]], #{{.+}}]
+  // CHECK-SAME: ins(%{{.+}}, %[[WF]] : tensor<1x4x3x8xf32>, tensor<6x4x3xf32>)
+  %y = infer.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 1, 0, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x1x8xf32>, tensor<6x4x1x3xf32>) -> tensor<1x6x1x8xf32>
+  return %y : tensor<1x6x1x8xf32>
+}

@@ -91,12 +91,17 @@ void untieEmpty(tensor::EmptyOp empty) {
     empty->erase();
 }
 
-/// Gives each tensor-core candidate accumulating into `fill` its own.
+/// Gives each tensor-core candidate or other reduction accumulating into
+/// `fill` its own. A reduction's kernel makes its fill itself too (a point
+/// or block group's prologue): PP-OCR cls's squeeze-and-excitation blocks
+/// shared one fill of 8 zeros between the global pool and the second 1x1
+/// convolution, and bufferization then filled the pool's buffer and copied
+/// it into the convolution's, two kernels of one thread each.
 void untie(linalg::FillOp fill) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : fill->getResult(0).getUses()) {
     auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    if (user && user.isDpsInit(&use) && tensorCoreShape(user))
+    if (user && user.isDpsInit(&use) && (tensorCoreShape(user) || user.getNumReductionLoops()))
       uses.push_back(&use);
   }
   auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();

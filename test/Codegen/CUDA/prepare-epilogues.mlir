@@ -372,3 +372,38 @@ func.func @main(%w1: tensor<64x32xf32>, %x: tensor<32x48xf32>, %w2: tensor<16x60
   %y = tensor.extract_slice %m2[0, 0] [16, 40] [1, 1] : tensor<16x48xf32> to tensor<16x40xf32>
   return %y : tensor<16x40xf32>
 }
+
+// -----
+
+// One fill of zeros (CSE merged two) starts a row reduction (a pool) and a
+// matrix-vector product (a thread an output), as in PP-OCR cls's
+// squeeze-and-excitation blocks: each gets its own fill, which its kernel
+// makes itself. Shared, bufferization filled one buffer and copied it into
+// the other's, two more kernels.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK-NEXT: %[[POOL:.*]] = linalg.generic {{.*}}outs(%[[F1]] : tensor<8xf32>)
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}}ins(%arg1, %[[POOL]] : {{.*}}outs(%[[F2]] : tensor<8xf32>)
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: tensor<8x64xf32>, %w: tensor<8x8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %pool = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %fc = linalg.generic {indexing_maps = [#rows, #vec, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%w, %pool : tensor<8x8xf32>, tensor<8xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %fc : tensor<8xf32>
+}

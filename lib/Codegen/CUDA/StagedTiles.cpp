@@ -339,9 +339,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
         b, loc, type, scratch, 0, {4, kTileM, kTileN}, {kTileM * kTileN, kTileN, 1});
   }
   SmallVector<Value> fusionSlot = {warp, e.cst(0), e.cst(0)};
-  auto syncWarp = [&] {
-    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
-  };
+  auto syncWarp = [&] { emitSyncWarp(b, loc); };
   auto runElementwise = [&](linalg::LinalgOp fused, bool isPrologue, int64_t f) {
     SmallVector<Value> tileLoop(loopIndex);
     tileLoop[t.m] = tileRow[f];

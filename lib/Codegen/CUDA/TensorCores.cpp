@@ -177,6 +177,10 @@ Value mlir::infer::inGlobalMemory(OpBuilder &b, Location loc, Value memref) {
   return memref::MemorySpaceCastOp::create(b, loc, cast, memref);
 }
 
+void mlir::infer::emitSyncWarp(OpBuilder &b, Location loc) {
+  NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
+}
+
 int64_t mlir::infer::kTail(const ContractionShape &s) {
   return s.ks.size() == 1 && s.kRange() >= kTileK ? s.kRange() % kTileK : 0;
 }
@@ -246,22 +250,19 @@ namespace {
 /// and the warp loads its fragments from there: the zeros add nothing, and
 /// no element past k is read (a clamped index, its value replaced).
 Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const ContractionShape &s,
-               const TensorCoreOperands &layout, ArrayRef<Value> tileLoop, int64_t wholeK,
-               Value scratch, Value warpInBlock, Value lane, Value sum) {
+               const TensorCoreOperands &layout, Value a, Value bm, ArrayRef<Value> tileLoop,
+               int64_t wholeK, Value scratch, Value warpInBlock, Value lane, Value sum) {
   IndexMath e{b, loc};
   const int64_t tail = s.kRange() - wholeK;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   Type f32 = b.getF32Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  auto syncWarp = [&] {
-    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
-  };
-  // Copies input `index`'s tile of the tail, 128 elements whose rows run
-  // along loop dim `dimOfRows` and its `cols` columns along `dimOfCols`
-  // (one of the two is k), into the warp's floats from row `firstRow`.
-  auto copyTile = [&](unsigned index, unsigned dimOfRows, unsigned dimOfCols, int64_t cols,
-                      int64_t firstRow) {
-    Value input = inGlobalMemory(b, loc, op.getDpsInputs()[index]);
+  // Copies `input`'s (operand `index`'s) tile of the tail, 128 elements
+  // whose rows run along loop dim `dimOfRows` and its `cols` columns along
+  // `dimOfCols` (one of the two is k), into the warp's floats from row
+  // `firstRow`.
+  auto copyTile = [&](Value input, unsigned index, unsigned dimOfRows, unsigned dimOfCols,
+                      int64_t cols, int64_t firstRow) {
     // 128 elements, 4 a lane; element i at (i / cols, i % cols).
     for (int64_t round = 0; round < kTileM * kTileK / 32; ++round) {
       Value element = e.add(lane, round * 32);
@@ -283,10 +284,10 @@ Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const Contractio
                               ValueRange{warpInBlock, e.div(flat, kTileN), e.rem(flat, kTileN)});
     }
   };
-  syncWarp(); // A prologue may have read the same floats.
-  copyTile(layout.aIndex, layout.m, s.k, kTileK, 0);
-  copyTile(layout.bIndex, s.k, layout.n, kTileN, kTileM * kTileK / kTileN);
-  syncWarp();
+  emitSyncWarp(b, loc); // A prologue may have read the same floats.
+  copyTile(a, layout.aIndex, layout.m, s.k, kTileK, 0);
+  copyTile(bm, layout.bIndex, s.k, layout.n, kTileN, kTileM * kTileK / kTileN);
+  emitSyncWarp(b, loc);
   auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
   auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
   Value zeroIndex = e.cst(0);
@@ -299,7 +300,7 @@ Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const Contractio
       b.getIndexAttr(kTileN), UnitAttr());
   Value result = gpu::SubgroupMmaComputeOp::create(b, loc, sum.getType(), fa, fb, sum,
                                                    UnitAttr(), UnitAttr());
-  syncWarp(); // An epilogue writes the same floats next.
+  emitSyncWarp(b, loc); // An epilogue writes the same floats next.
   return result;
 }
 
@@ -360,9 +361,7 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   // into theirs), the lanes and the fragment ops meeting at warp barriers.
   Value zeroIndex = e.cst(0);
   SmallVector<Value> slot = {warpInBlock, zeroIndex, zeroIndex};
-  auto syncWarp = [&] {
-    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
-  };
+  auto syncWarp = [&] { emitSyncWarp(b, loc); };
   SmallVector<Value> tileLoop; // Set below, before the k loop changes loopIndex.
   auto runElementwise = [&](linalg::LinalgOp fused, bool isPrologue) {
     emitTileOfElementwise(b, loc, op, s, cast<linalg::GenericOp>(fused.getOperation()),
@@ -432,8 +431,8 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
     scf::YieldOp::create(b, loc, partialSum);
     b.setInsertionPointToStart(&last.getThenRegion().front());
     scf::YieldOp::create(b, loc,
-                         addKTail(b, loc, op, s, *layout, tileLoop, wholeK, scratch, warpInBlock,
-                                  e.rem(thread, 32), partialSum));
+                         addKTail(b, loc, op, s, *layout, a, bm, tileLoop, wholeK, scratch,
+                                  warpInBlock, e.rem(thread, 32), partialSum));
     b.setInsertionPointAfter(last);
     partialSum = last.getResult(0);
   }

@@ -82,6 +82,10 @@ Value inGlobalMemory(OpBuilder &b, Location loc, Value memref);
 /// 18 and 42 channels). 0 when k is whole steps or is several dims.
 int64_t kTail(const ContractionShape &shape);
 
+/// A barrier of the whole warp (`__syncwarp()`): the lanes' shared-memory
+/// accesses before it are seen by the warp's after it.
+void emitSyncWarp(OpBuilder &b, Location loc);
+
 /// Whether whole 16x16 tiles cover the op's m and n, and whole 8-wide
 /// steps its k, but for a kTail.
 bool fitsTensorCoreTiles(const ContractionShape &shape);

@@ -413,12 +413,14 @@ def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
 
 
 def model_with_weights(name: str, nodes, inputs: dict, outputs: dict,
-                       weights: dict) -> onnx.ModelProto:
+                       weights: dict, scale: float = 1.0) -> onnx.ModelProto:
     """An opset-17 model of `nodes` whose `weights` (name -> shape) are
-    seeded random initializers (constants to infer-opt, unlike graph inputs)."""
+    seeded random initializers (constants to infer-opt, unlike graph inputs),
+    standard normal times `scale`."""
     rng = np.random.default_rng(len(name))
-    initializers = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), key)
-                    for key, shape in weights.items()]
+    initializers = [
+        numpy_helper.from_array((scale * rng.standard_normal(shape)).astype(np.float32), key)
+        for key, shape in weights.items()]
     def values(shapes):
         return [helper.make_tensor_value_info(key, onnx.TensorProto.FLOAT, list(shape))
                 for key, shape in shapes.items()]
@@ -494,3 +496,46 @@ def test_emulated_ppocr_cls(tmp_path, flags):
         .run(None, {"x": x})
     actual = list(emulate(engine, dump / "kernels.mlir", {"x": x}).values())
     np.testing.assert_allclose(actual[0], expected[0], rtol=1e-4, atol=1e-5)
+
+
+def test_head_transposes_of_grown_attention_are_read_through(tmp_path):
+    """A ViT attention block at 37 tokens (ViT-B/16 has 197): every MatMul
+    is grown to 48 rows, and the head transposes are still no kernels. The
+    scores and P.V read 48-row head views of the grown projections whole,
+    and P.V writes the merged heads into the 48-row home that the output
+    projection reads; before, each transpose was a copy into a home (4
+    launches a layer in ViT). Weights are scaled by 1/8 so that the scores
+    are well conditioned (std about 1)."""
+    def node(op, inputs, output, **attrs):
+        return helper.make_node(op, inputs, [output], name=f"{op}_{output}", **attrs)
+    heads = numpy_helper.from_array(np.array([1, 37, 2, 32], np.int64), "heads")
+    merged = numpy_helper.from_array(np.array([1, 37, 64], np.int64), "merged")
+    model = model_with_weights(
+        "attention_grown",
+        [helper.make_node("Constant", [], ["heads"], value=heads),
+         helper.make_node("Constant", [], ["merged"], value=merged),
+         node("LayerNormalization", ["x", "g", "b"], "h", axis=-1),
+         *[node("MatMul", ["h", f"w{p}"], p) for p in "qkv"],
+         *[node("Reshape", [p, "heads"], f"{p}r") for p in "qkv"],
+         node("Transpose", ["qr"], "qt", perm=[0, 2, 1, 3]),
+         node("Transpose", ["kr"], "kt", perm=[0, 2, 3, 1]),
+         node("Transpose", ["vr"], "vt", perm=[0, 2, 1, 3]),
+         node("MatMul", ["qt", "kt"], "s"),
+         node("Softmax", ["s"], "p", axis=-1),
+         node("MatMul", ["p", "vt"], "c"),
+         node("Transpose", ["c"], "ct", perm=[0, 2, 1, 3]),
+         node("Reshape", ["ct", "merged"], "cm"),
+         node("MatMul", ["cm", "wo"], "o"),
+         node("Add", ["o", "bo"], "ob"),
+         node("Add", ["ob", "x"], "y")],
+        {"x": (1, 37, 64)}, {"y": (1, 37, 64)},
+        {"g": (64,), "b": (64,), "wq": (64, 64), "wk": (64, 64), "wv": (64, 64),
+         "wo": (64, 64), "bo": (64,)}, scale=0.125)
+    expected, actual, _ = compile_and_emulate_model(tmp_path, "attention_grown", model, {})
+    _, plan, _, _ = read_engine(tmp_path / "attention_grown.engine")
+    launches = [(l["strategy"], l["nodes"]) for l in plan["launches"]]
+    assert [s for s, _ in launches] == \
+        ["rows"] + ["tensor_cores"] * 4 + ["rows"] + ["tensor_cores"] * 2, launches
+    assert ["MatMul_c", "Transpose_ct"] in [n for _, n in launches], launches
+    for want, got in zip(expected, actual):
+        assert_close(got, want)

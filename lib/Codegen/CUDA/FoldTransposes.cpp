@@ -15,10 +15,13 @@
 //
 // Only a linalg.transpose whose result is read by that one contraction is
 // folded, and only into float32 contractions that whole tensor-core tiles
-// cover and that can read the operand as it lies (readsWholeTiles): where
-// the alignment pass would grow the op or fix a row stride, it copies the
-// operand into a home anyway (PP-OCR rec's and ViT's attention), and a SIMT
-// loop reading a transposed operand would be the uncoalesced copy again.
+// cover once the alignment pass has grown m and n to them (ViT's 197
+// tokens: 208), and that can read the operand as it lies (readsWholeTiles):
+// a misaligned row stride would be copied into a home anyway (PP-OCR rec's
+// 15-wide heads), and a SIMT loop reading a transposed operand would be the
+// uncoalesced copy again. A grown op reads a head view of a grown
+// projection's whole result (GrowContractions.cpp, wholeSourceView), so
+// ViT's three head transposes and its merge are gone as BERT's are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,14 +38,24 @@ using namespace mlir::infer;
 
 namespace {
 
+/// `shape` with m and n grown to whole tiles where infer-cuda-align-
+/// contractions grows them: any range that covers a tile
+/// (GrowContractions.cpp).
+ContractionShape grownToTiles(ContractionShape shape) {
+  for (auto [dim, tile] : {std::pair(shape.m, kTileM), std::pair(shape.n, kTileN)})
+    if (shape.ranges[dim] >= tile)
+      shape.ranges[dim] = llvm::alignTo(shape.ranges[dim], tile);
+  return shape;
+}
+
 /// Whether the tensor cores can read `operand` of `op` as it is, without
-/// the alignment fixes, growth or edges of infer-cuda-align-contractions
-/// (which would copy it into a home anyway): whole 16 x 16 x 8 tiles, one
-/// k dim, the operand's contiguous dim a tile dim (not a batch dim) and
-/// its rows a multiple of 4 elements (16 bytes).
+/// the row fixes or edges of infer-cuda-align-contractions (which would
+/// copy it into a home anyway): whole 16 x 16 tiles once m and n are
+/// grown, one k dim, the operand's contiguous dim a tile dim (not a batch
+/// dim) and its rows a multiple of 4 elements (16 bytes).
 bool readsWholeTiles(linalg::GenericOp op, OpOperand &operand) {
   std::optional<ContractionShape> shape = tensorCoreShape(op);
-  if (!shape || !fitsTensorCoreTiles(*shape) || shape->ks.size() != 1)
+  if (!shape || !fitsTensorCoreTiles(grownToTiles(*shape)) || shape->ks.size() != 1)
     return false;
   auto type = cast<RankedTensorType>(operand.get().getType());
   AffineMap map = op.getMatchingIndexingMap(&operand);

@@ -209,6 +209,92 @@ Value grownView(RewriterBase &rewriter, Value value, Value home, ArrayRef<int64_
                                         at.strides);
 }
 
+/// Where a value was cut from a larger tensor: it is the leading slice
+/// `slice` of its source, maybe split or merged by `reshape` (an
+/// expand_shape or collapse_shape) after the cut.
+struct CutFrom {
+  tensor::ExtractSliceOp slice;
+  Operation *reshape = nullptr;
+  SmallVector<int64_t> wholeShape; // The source through the same reshape.
+};
+
+/// Whether `value` is the leading slice of a larger tensor, maybe reshaped
+/// (attention's heads: [1, 197, 768] cut from a grown projection's
+/// [1, 208, 768], split into [1, 197, 12, 64]), and that tensor seen through
+/// the same reshape covers `shape`: a grown op can then read it whole, its
+/// extra rows from the source's rows beyond the cut, instead of copying
+/// `value` into a home. Each cut dim must be a reshape group of its own.
+std::optional<CutFrom> cutFrom(Value value, ArrayRef<int64_t> shape) {
+  CutFrom cut;
+  Value sliced = value;
+  SmallVector<ReassociationIndices> groups;
+  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>()) {
+    cut.reshape = expand;
+    sliced = expand.getSrc();
+    groups = expand.getReassociationIndices();
+  } else if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
+    cut.reshape = collapse;
+    sliced = collapse.getSrc();
+    groups = collapse.getReassociationIndices();
+  }
+  cut.slice = sliced.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!cut.slice || !cut.slice.getSourceType().hasStaticShape() ||
+      cut.slice.getSourceType().getRank() != cut.slice.getResultType().getRank() ||
+      !llvm::all_of(cut.slice.getMixedOffsets(), [](OpFoldResult o) { return isZeroInteger(o); }) ||
+      !cut.slice.hasUnitStride())
+    return std::nullopt;
+  ArrayRef<int64_t> from = cut.slice.getSourceType().getShape();
+  ArrayRef<int64_t> kept = cut.slice.getResultType().getShape();
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!cut.reshape) {
+    cut.wholeShape.assign(from.begin(), from.end());
+  } else {
+    bool expands = isa<tensor::ExpandShapeOp>(cut.reshape);
+    // Expanding, group i is the result dims of sliced dim i; collapsing,
+    // group i is the sliced dims of result dim i.
+    for (auto [i, group] : llvm::enumerate(groups)) {
+      ReassociationIndices slicedDims = expands ? ReassociationIndices{static_cast<int64_t>(i)}
+                                                : group;
+      bool isCut = llvm::any_of(slicedDims, [&](int64_t d) { return from[d] != kept[d]; });
+      if (isCut && group.size() != 1)
+        return std::nullopt;
+      if (expands) {
+        for (int64_t d : group)
+          cut.wholeShape.push_back(isCut ? from[i] : type.getDimSize(d));
+      } else {
+        int64_t size = 1;
+        for (int64_t d : group)
+          size *= from[d];
+        cut.wholeShape.push_back(size);
+      }
+    }
+  }
+  for (auto [have, want] : llvm::zip_equal(cut.wholeShape, shape))
+    if (have < want)
+      return std::nullopt;
+  return cut;
+}
+
+/// The leading `shape` of the source of `cut`, reshaped as the value was.
+Value wholeSourceView(RewriterBase &rewriter, CutFrom cut, ArrayRef<int64_t> shape) {
+  Value whole = cut.slice.getSource();
+  Location loc = cut.slice.getLoc();
+  rewriter.setInsertionPointAfter(cut.reshape ? cut.reshape : cut.slice.getOperation());
+  auto wholeType = RankedTensorType::get(cut.wholeShape, cut.slice.getType().getElementType());
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(cut.reshape))
+    whole = tensor::ExpandShapeOp::create(rewriter, loc, wholeType, whole,
+                                          expand.getReassociationIndices());
+  else if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(cut.reshape))
+    whole = tensor::CollapseShapeOp::create(rewriter, loc, wholeType, whole,
+                                            collapse.getReassociationIndices());
+  if (ArrayRef<int64_t>(cut.wholeShape) == shape)
+    return whole;
+  auto type = RankedTensorType::get(shape, wholeType.getElementType());
+  LeadingSlice at(rewriter, type);
+  return tensor::ExtractSliceOp::create(rewriter, loc, type, whole, at.offsets, at.sizes,
+                                        at.strides);
+}
+
 /// Whether `home` can hold a tensor of `shape` at its origin.
 bool holds(tensor::EmptyOp home, ArrayRef<int64_t> shape) {
   ArrayRef<int64_t> homeShape = home.getType().getShape();
@@ -244,6 +330,12 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     SmallVector<int64_t> shape; // The operand's type in the grown op.
   };
   SmallVector<Growth> plan;
+  struct WholeRead { // An input read from what it was cut from.
+    unsigned operand;
+    CutFrom cut;
+    SmallVector<int64_t> shape;
+  };
+  SmallVector<WholeRead> wholeReads;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> operands(op->getOperands());
   SmallVector<DenseElementsAttr> grownConstants(2);
@@ -260,6 +352,11 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
       grownConstants[index] = padWithZeros(growable[index], shape);
       continue;
     }
+    if (index < 2)
+      if (std::optional<CutFrom> cut = cutFrom(op->getOperand(index), shape)) {
+        wholeReads.push_back({index, *cut, shape});
+        continue;
+      }
     std::optional<RowFix> fix = planRowFix(op, index);
     if (fix && (fix->transpose || (fix->done && !holds(fix->home, shape))))
       fix.reset();
@@ -285,6 +382,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
       rewriter.setInsertionPoint(op->getOperand(index).getDefiningOp());
       operands[index] = arith::ConstantOp::create(rewriter, op.getLoc(), grownConstants[index]);
     }
+  for (const WholeRead &read : wholeReads)
+    operands[read.operand] = wholeSourceView(rewriter, read.cut, read.shape);
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()
                             : makeHome(rewriter, op, g.fix, alignedRows(g.shape));

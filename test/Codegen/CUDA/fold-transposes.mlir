@@ -74,3 +74,47 @@ func.func @merge_heads(%p: tensor<1x4x64x64xf32>, %v: tensor<1x4x64x32xf32>) -> 
   %t = linalg.transpose ins(%c : tensor<1x4x64x32xf32>) outs(%te : tensor<1x64x4x32xf32>) permutation = [0, 2, 1, 3]
   return %t : tensor<1x64x4x32xf32>
 }
+
+// 70 tokens: not whole tiles, but infer-cuda-align-contractions grows m
+// and n to 80 and reads the grown projections whole through these maps
+// (ViT's 197 tokens), so the transposes fold as at 64. With 12 tokens
+// (short of a tile: not grown) they stay, for a SIMT loop to read copies.
+// CHECK-LABEL: func.func @heads_to_grow
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[Q]], #[[K]], #{{.*}}]{{.*}} ins(%arg0, %arg1 : tensor<1x70x4x32xf32>, tensor<1x70x4x32xf32>)
+// CHECK-LABEL: func.func @heads_short_of_a_tile
+// CHECK-COUNT-2: linalg.transpose
+func.func @heads_to_grow(%q: tensor<1x70x4x32xf32>, %k: tensor<1x70x4x32xf32>) -> tensor<1x4x70x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qe = tensor.empty() : tensor<1x4x70x32xf32>
+  %qt = linalg.transpose ins(%q : tensor<1x70x4x32xf32>) outs(%qe : tensor<1x4x70x32xf32>) permutation = [0, 2, 1, 3]
+  %ke = tensor.empty() : tensor<1x4x32x70xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x70x4x32xf32>) outs(%ke : tensor<1x4x32x70xf32>) permutation = [0, 2, 3, 1]
+  %e = tensor.empty() : tensor<1x4x70x70xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x70x70xf32>) -> tensor<1x4x70x70xf32>
+  %s = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%qt, %kt : tensor<1x4x70x32xf32>, tensor<1x4x32x70xf32>) outs(%fill : tensor<1x4x70x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x70x70xf32>
+  return %s : tensor<1x4x70x70xf32>
+}
+func.func @heads_short_of_a_tile(%q: tensor<1x12x4x32xf32>, %k: tensor<1x12x4x32xf32>) -> tensor<1x4x12x12xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qe = tensor.empty() : tensor<1x4x12x32xf32>
+  %qt = linalg.transpose ins(%q : tensor<1x12x4x32xf32>) outs(%qe : tensor<1x4x12x32xf32>) permutation = [0, 2, 1, 3]
+  %ke = tensor.empty() : tensor<1x4x32x12xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x12x4x32xf32>) outs(%ke : tensor<1x4x32x12xf32>) permutation = [0, 2, 3, 1]
+  %e = tensor.empty() : tensor<1x4x12x12xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+  %s = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%qt, %kt : tensor<1x4x12x32xf32>, tensor<1x4x32x12xf32>) outs(%fill : tensor<1x4x12x12xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x12x12xf32>
+  return %s : tensor<1x4x12x12xf32>
+}

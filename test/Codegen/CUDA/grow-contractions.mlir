@@ -200,3 +200,60 @@ func.func @short_of_a_tile_without_a_home(%v: tensor<32x15xf32>, %x: tensor<40x3
   %c = linalg.matmul ins(%a, %v : tensor<40x32xf32>, tensor<32x15xf32>) outs(%fill : tensor<40x15xf32>) -> tensor<40x15xf32>
   return %c : tensor<40x15xf32>
 }
+
+// Attention over 70 tokens after infer-cuda-fold-transposes: Q and K are
+// the first 70 rows of 80-row projections (grown already), split into 2
+// heads of 16 and read through permuted maps. The grown scores read the
+// projections whole, split into heads the same way: no copies, no homes.
+// CHECK-LABEL: func.func @heads_cut_from_grown
+// CHECK-NOT: linalg.copy
+// CHECK-DAG: %[[Q:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [80, 2, 16] : tensor<80x32xf32> into tensor<80x2x16xf32>
+// CHECK-DAG: %[[K:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [80, 2, 16] : tensor<80x32xf32> into tensor<80x2x16xf32>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[Q]], %[[K]] : tensor<80x2x16xf32>, tensor<80x2x16xf32>) outs(%{{.*}} : tensor<2x80x80xf32>)
+// CHECK: tensor.extract_slice %[[S]][0, 0, 0] [2, 70, 70] [1, 1, 1] : tensor<2x80x80xf32> to tensor<2x70x70xf32>
+#q = affine_map<(h, m, n, k) -> (m, h, k)>
+#k = affine_map<(h, m, n, k) -> (n, h, k)>
+#s = affine_map<(h, m, n, k) -> (h, m, n)>
+func.func @heads_cut_from_grown(%qp: tensor<80x32xf32>, %kp: tensor<80x32xf32>) -> tensor<2x70x70xf32> {
+  %qs = tensor.extract_slice %qp[0, 0] [70, 32] [1, 1] : tensor<80x32xf32> to tensor<70x32xf32>
+  %q = tensor.expand_shape %qs [[0], [1, 2]] output_shape [70, 2, 16] : tensor<70x32xf32> into tensor<70x2x16xf32>
+  %ks = tensor.extract_slice %kp[0, 0] [70, 32] [1, 1] : tensor<80x32xf32> to tensor<70x32xf32>
+  %k = tensor.expand_shape %ks [[0], [1, 2]] output_shape [70, 2, 16] : tensor<70x32xf32> into tensor<70x2x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<2x70x70xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<2x70x70xf32>) -> tensor<2x70x70xf32>
+  %c = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<70x2x16xf32>, tensor<70x2x16xf32>) outs(%fill : tensor<2x70x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x70x70xf32>
+  return %c : tensor<2x70x70xf32>
+}
+
+// Heads merged back (P·V written as [70, 2, 16]), cut from an 80-row
+// result and collapsed to [70, 32] for the output projection: the grown
+// projection reads the 80 rows collapsed. A cut whose rows are merged
+// with another dim ([70, 2] of [80, 2] collapsed into one) cannot be read
+// whole: that input is copied into a home.
+// CHECK-LABEL: func.func @merged_heads_cut_from_grown
+// CHECK: %[[WHOLE:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<80x2x16xf32> into tensor<80x32xf32>
+// CHECK: linalg.matmul ins(%[[WHOLE]], %arg1 : tensor<80x32xf32>, tensor<32x48xf32>)
+// CHECK: %[[MERGED:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<70x2x16xf32> into tensor<140x16xf32>
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[MERGED]] : tensor<140x16xf32>)
+// CHECK: %[[HOME:.*]] = tensor.insert_slice %[[COPY]] into %{{.*}} : tensor<140x16xf32> into tensor<144x16xf32>
+// CHECK: linalg.matmul ins(%[[HOME]], %arg2 : tensor<144x16xf32>, tensor<16x48xf32>)
+func.func @merged_heads_cut_from_grown(%pv: tensor<80x2x16xf32>, %w: tensor<32x48xf32>, %w2: tensor<16x48xf32>) -> (tensor<70x48xf32>, tensor<140x48xf32>) {
+  %cut = tensor.extract_slice %pv[0, 0, 0] [70, 2, 16] [1, 1, 1] : tensor<80x2x16xf32> to tensor<70x2x16xf32>
+  %x = tensor.collapse_shape %cut [[0], [1, 2]] : tensor<70x2x16xf32> into tensor<70x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<70x48xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<70x48xf32>) -> tensor<70x48xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<70x32xf32>, tensor<32x48xf32>) outs(%fill : tensor<70x48xf32>) -> tensor<70x48xf32>
+  %rows = tensor.collapse_shape %cut [[0, 1], [2]] : tensor<70x2x16xf32> into tensor<140x16xf32>
+  %ce2 = tensor.empty() : tensor<140x48xf32>
+  %fill2 = linalg.fill ins(%zero : f32) outs(%ce2 : tensor<140x48xf32>) -> tensor<140x48xf32>
+  %z = linalg.matmul ins(%rows, %w2 : tensor<140x16xf32>, tensor<16x48xf32>) outs(%fill2 : tensor<140x48xf32>) -> tensor<140x48xf32>
+  return %y, %z : tensor<70x48xf32>, tensor<140x48xf32>
+}

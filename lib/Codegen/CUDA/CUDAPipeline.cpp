@@ -85,6 +85,7 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createAddsIntoInitPass());
   }
   if (options.allowTF32) {
+    pm.addPass(createMergeProjectionsPass());
     pm.addPass(createFoldTransposesPass());
     pm.addPass(createAlignContractionsPass());
     pm.addPass(createSplitContractionsPass());

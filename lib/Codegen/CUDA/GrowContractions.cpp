@@ -209,21 +209,22 @@ Value grownView(RewriterBase &rewriter, Value value, Value home, ArrayRef<int64_
                                         at.strides);
 }
 
-/// Where a value was cut from a larger tensor: it is the leading slice
-/// `slice` of its source, maybe split or merged by `reshape` (an
-/// expand_shape or collapse_shape) after the cut.
+/// Where a value was cut from a larger tensor: a slice of `source` (through
+/// one or more extract_slices, offsets added up), maybe split or merged by
+/// `reshape` (an expand_shape or collapse_shape) after the cut.
 struct CutFrom {
-  tensor::ExtractSliceOp slice;
+  Value source;
+  SmallVector<int64_t> offsets, sizes; // The cut, widened to what the grown op reads.
   Operation *reshape = nullptr;
-  SmallVector<int64_t> wholeShape; // The source through the same reshape.
 };
 
-/// Whether `value` is the leading slice of a larger tensor, maybe reshaped
-/// (attention's heads: [1, 197, 768] cut from a grown projection's
-/// [1, 208, 768], split into [1, 197, 12, 64]), and that tensor seen through
-/// the same reshape covers `shape`: a grown op can then read it whole, its
-/// extra rows from the source's rows beyond the cut, instead of copying
-/// `value` into a home. Each cut dim must be a reshape group of its own.
+/// Whether `value` is a slice of a larger tensor, maybe reshaped, that can
+/// be widened to `shape` within that tensor (attention's heads: the first
+/// 197 rows of a grown projection's 208, or of a column slice of a fused
+/// Q, K and V projection, split into [1, 197, 12, 64]). A grown op then
+/// reads the wider cut, its extra rows from the source's rows beyond the
+/// cut (garbage, as in a home), instead of copying `value` into a home.
+/// Each widened dim must be a reshape group of its own.
 std::optional<CutFrom> cutFrom(Value value, ArrayRef<int64_t> shape) {
   CutFrom cut;
   Value sliced = value;
@@ -237,62 +238,73 @@ std::optional<CutFrom> cutFrom(Value value, ArrayRef<int64_t> shape) {
     sliced = collapse.getSrc();
     groups = collapse.getReassociationIndices();
   }
-  cut.slice = sliced.getDefiningOp<tensor::ExtractSliceOp>();
-  if (!cut.slice || !cut.slice.getSourceType().hasStaticShape() ||
-      cut.slice.getSourceType().getRank() != cut.slice.getResultType().getRank() ||
-      !llvm::all_of(cut.slice.getMixedOffsets(), [](OpFoldResult o) { return isZeroInteger(o); }) ||
-      !cut.slice.hasUnitStride())
+  auto slicedType = cast<RankedTensorType>(sliced.getType());
+  cut.offsets.assign(slicedType.getRank(), 0);
+  cut.sizes.assign(slicedType.getShape().begin(), slicedType.getShape().end());
+  cut.source = sliced;
+  while (auto slice = cut.source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (slice.getSourceType().getRank() != slicedType.getRank() || !slice.hasUnitStride() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
+      return std::nullopt;
+    for (auto [total, offset] : llvm::zip_equal(cut.offsets, slice.getStaticOffsets()))
+      total += offset;
+    cut.source = slice.getSource();
+  }
+  auto sourceType = cast<RankedTensorType>(cut.source.getType());
+  if (cut.source == sliced || !sourceType.hasStaticShape())
     return std::nullopt;
-  ArrayRef<int64_t> from = cut.slice.getSourceType().getShape();
-  ArrayRef<int64_t> kept = cut.slice.getResultType().getShape();
-  auto type = cast<RankedTensorType>(value.getType());
+  // What the grown op reads of each sliced dim.
+  SmallVector<int64_t> wanted(cut.sizes);
   if (!cut.reshape) {
-    cut.wholeShape.assign(from.begin(), from.end());
+    wanted.assign(shape.begin(), shape.end());
   } else {
     bool expands = isa<tensor::ExpandShapeOp>(cut.reshape);
     // Expanding, group i is the result dims of sliced dim i; collapsing,
     // group i is the sliced dims of result dim i.
     for (auto [i, group] : llvm::enumerate(groups)) {
-      ReassociationIndices slicedDims = expands ? ReassociationIndices{static_cast<int64_t>(i)}
-                                                : group;
-      bool isCut = llvm::any_of(slicedDims, [&](int64_t d) { return from[d] != kept[d]; });
-      if (isCut && group.size() != 1)
-        return std::nullopt;
-      if (expands) {
-        for (int64_t d : group)
-          cut.wholeShape.push_back(isCut ? from[i] : type.getDimSize(d));
-      } else {
-        int64_t size = 1;
-        for (int64_t d : group)
-          size *= from[d];
-        cut.wholeShape.push_back(size);
+      int64_t size = expands ? cut.sizes[i] : 1;
+      int64_t grownSize = expands ? 1 : shape[i];
+      for (int64_t d : group) {
+        if (expands)
+          grownSize *= shape[d];
+        else
+          size *= cut.sizes[d];
       }
+      if (grownSize == size)
+        continue;
+      if (group.size() != 1)
+        return std::nullopt; // A widened dim merged with others.
+      wanted[expands ? i : group.front()] = grownSize;
     }
   }
-  for (auto [have, want] : llvm::zip_equal(cut.wholeShape, shape))
-    if (have < want)
+  for (auto [d, want] : llvm::enumerate(wanted)) {
+    if (want < cut.sizes[d] || cut.offsets[d] + want > sourceType.getDimSize(d))
       return std::nullopt;
+    cut.sizes[d] = want;
+  }
   return cut;
 }
 
-/// The leading `shape` of the source of `cut`, reshaped as the value was.
-Value wholeSourceView(RewriterBase &rewriter, CutFrom cut, ArrayRef<int64_t> shape) {
-  Value whole = cut.slice.getSource();
-  Location loc = cut.slice.getLoc();
-  rewriter.setInsertionPointAfter(cut.reshape ? cut.reshape : cut.slice.getOperation());
-  auto wholeType = RankedTensorType::get(cut.wholeShape, cut.slice.getType().getElementType());
+/// The cut of `cut`, reshaped as the value was: a tensor of `shape`.
+Value widenedCut(RewriterBase &rewriter, const CutFrom &cut, ArrayRef<int64_t> shape) {
+  Location loc = cut.source.getLoc();
+  rewriter.setInsertionPointAfterValue(cut.source);
+  auto elementType = cast<RankedTensorType>(cut.source.getType()).getElementType();
+  Value view = cut.source;
+  if (ArrayRef<int64_t>(cut.sizes) != cast<RankedTensorType>(view.getType()).getShape())
+    view = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get(cut.sizes, elementType), view,
+        getAsIndexOpFoldResult(rewriter.getContext(), cut.offsets),
+        getAsIndexOpFoldResult(rewriter.getContext(), cut.sizes),
+        SmallVector<OpFoldResult>(cut.sizes.size(), rewriter.getIndexAttr(1)));
+  auto type = RankedTensorType::get(shape, elementType);
   if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(cut.reshape))
-    whole = tensor::ExpandShapeOp::create(rewriter, loc, wholeType, whole,
-                                          expand.getReassociationIndices());
-  else if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(cut.reshape))
-    whole = tensor::CollapseShapeOp::create(rewriter, loc, wholeType, whole,
-                                            collapse.getReassociationIndices());
-  if (ArrayRef<int64_t>(cut.wholeShape) == shape)
-    return whole;
-  auto type = RankedTensorType::get(shape, wholeType.getElementType());
-  LeadingSlice at(rewriter, type);
-  return tensor::ExtractSliceOp::create(rewriter, loc, type, whole, at.offsets, at.sizes,
-                                        at.strides);
+    return tensor::ExpandShapeOp::create(rewriter, loc, type, view,
+                                         expand.getReassociationIndices());
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(cut.reshape))
+    return tensor::CollapseShapeOp::create(rewriter, loc, type, view,
+                                           collapse.getReassociationIndices());
+  return view;
 }
 
 /// Whether `home` can hold a tensor of `shape` at its origin.
@@ -383,7 +395,7 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
       operands[index] = arith::ConstantOp::create(rewriter, op.getLoc(), grownConstants[index]);
     }
   for (const WholeRead &read : wholeReads)
-    operands[read.operand] = wholeSourceView(rewriter, read.cut, read.shape);
+    operands[read.operand] = widenedCut(rewriter, read.cut, read.shape);
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()
                             : makeHome(rewriter, op, g.fix, alignedRows(g.shape));

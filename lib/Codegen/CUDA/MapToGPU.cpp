@@ -630,6 +630,7 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createSplitContractionsPass(); });
   registerPass([] { return createFuseRowsPass(); });
   registerPass([] { return createAddsIntoInitPass(); });
+  registerPass([] { return createMergeProjectionsPass(); });
   registerPass([] { return createFoldTransposesPass(); });
   registerPass([] { return createFuseEpiloguesPass(); });
   registerPass([] { return createPrepareEpiloguesPass(); });

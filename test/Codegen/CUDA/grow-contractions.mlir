@@ -257,3 +257,32 @@ func.func @merged_heads_cut_from_grown(%pv: tensor<80x2x16xf32>, %w: tensor<32x4
   %z = linalg.matmul ins(%rows, %w2 : tensor<140x16xf32>, tensor<16x48xf32>) outs(%fill2 : tensor<140x48xf32>) -> tensor<140x48xf32>
   return %y, %z : tensor<70x48xf32>, tensor<140x48xf32>
 }
+
+// Q and K as column slices of one grown projection [80, 96] (Q, K and V
+// side by side), cut to its first 70 rows: the cuts are widened to 80 rows
+// at the same columns.
+// CHECK-LABEL: func.func @heads_cut_from_columns
+// CHECK-NOT: linalg.copy
+// CHECK-DAG: %[[QCUT:.*]] = tensor.extract_slice %arg0[0, 0] [80, 32] [1, 1] : tensor<80x96xf32> to tensor<80x32xf32>
+// CHECK-DAG: %[[KCUT:.*]] = tensor.extract_slice %arg0[0, 32] [80, 32] [1, 1] : tensor<80x96xf32> to tensor<80x32xf32>
+// CHECK-DAG: %[[Q:.*]] = tensor.expand_shape %[[QCUT]] {{\[}}[0], [1, 2]] output_shape [80, 2, 16]
+// CHECK-DAG: %[[K:.*]] = tensor.expand_shape %[[KCUT]] {{\[}}[0], [1, 2]] output_shape [80, 2, 16]
+// CHECK: linalg.generic {{.*}} ins(%[[Q]], %[[K]] : tensor<80x2x16xf32>, tensor<80x2x16xf32>) outs(%{{.*}} : tensor<2x80x80xf32>)
+func.func @heads_cut_from_columns(%qkv: tensor<80x96xf32>) -> tensor<2x70x70xf32> {
+  %rows = tensor.extract_slice %qkv[0, 0] [70, 96] [1, 1] : tensor<80x96xf32> to tensor<70x96xf32>
+  %qs = tensor.extract_slice %rows[0, 0] [70, 32] [1, 1] : tensor<70x96xf32> to tensor<70x32xf32>
+  %q = tensor.expand_shape %qs [[0], [1, 2]] output_shape [70, 2, 16] : tensor<70x32xf32> into tensor<70x2x16xf32>
+  %ks = tensor.extract_slice %rows[0, 32] [70, 32] [1, 1] : tensor<70x96xf32> to tensor<70x32xf32>
+  %k = tensor.expand_shape %ks [[0], [1, 2]] output_shape [70, 2, 16] : tensor<70x32xf32> into tensor<70x2x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<2x70x70xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%ce : tensor<2x70x70xf32>) -> tensor<2x70x70xf32>
+  %c = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<70x2x16xf32>, tensor<70x2x16xf32>) outs(%fill : tensor<2x70x70xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x70x70xf32>
+  return %c : tensor<2x70x70xf32>
+}

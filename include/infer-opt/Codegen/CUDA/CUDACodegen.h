@@ -130,6 +130,9 @@ std::unique_ptr<Pass> createSplitContractionsPass();
 /// infer-cuda-adds-into-init (AddsIntoInit.cpp): a contraction's bias and
 /// residual adds become its initial value.
 std::unique_ptr<Pass> createAddsIntoInitPass();
+/// infer-cuda-merge-projections (MergeProjections.cpp): contractions that
+/// project one activation by constant weights (Q, K, V) become one.
+std::unique_ptr<Pass> createMergeProjectionsPass();
 /// infer-cuda-fold-transposes (FoldTransposes.cpp): float32 contractions
 /// read their operands through transposes instead of copies.
 std::unique_ptr<Pass> createFoldTransposesPass();

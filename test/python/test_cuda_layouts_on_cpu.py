@@ -216,17 +216,20 @@ def test_attention_grown_to_whole_tiles(rng, tmp_path):
     """ViT's 197 tokens (208 = 13 tiles) in small: over 75 tokens (80 = 5
     tiles) every contraction's token dim is grown to whole tiles instead
     of leaving a 11-row edge: the projections read x copied into an
-    80-row home and write 80-row outputs; the scores [heads, 80, 80] read
-    K^T from an 80-column home; probabilities x V reads the probabilities
-    from an 80-row home, all 75 of its k (not split: the tensor-core kernel
+    80-row home and write 80-row outputs (K and V as one projection of 128
+    columns; Q, with a bias they lack, stays apart); the scores [heads, 80, 80] read
+    Q and K as 80-row head views of the projections, their transposes
+    folded; probabilities x V reads the probabilities from an 80-row home
+    and V as a view, all 75 of its k (not split: the tensor-core kernel
     takes the last 3 as its k tail). The rows and columns beyond 75 hold
     garbage that no one reads."""
     check_encoder_layer_over_75_tokens(
         rng, tmp_path, batch=1,
         rewritten=["tensor.empty() : tensor<1x80x64xf32>", "tensor.empty() : tensor<1x80x256xf32>",
+                   "tensor<1x80x64xf32>, tensor<64x128xf32>",
                    "tensor.empty() : tensor<1x4x80x80xf32>",
-                   "tensor.empty() : tensor<1x4x16x80xf32>",
-                   "tensor<1x4x80x75xf32>, tensor<1x4x75x16xf32>"])
+                   "tensor<1x80x4x16xf32>, tensor<1x80x4x16xf32>",
+                   "tensor<1x4x80x75xf32>, tensor<1x75x4x16xf32>"])
 
 
 def test_batched_projections_collapse(rng, tmp_path):

@@ -583,7 +583,11 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
     // The tensor program the CUDA kernels are made from, for the CPU to run:
     // its rewrites checked against ONNX Runtime on machines without a GPU.
     PassManager pm(&context);
+    pm.addPass(infer::createReshapesAsViewsPass());
     pm.addPass(infer::createFuseElementwisePass());
+    pm.addPass(infer::createAddsIntoInitPass());
+    pm.addPass(infer::createMergeProjectionsPass());
+    pm.addPass(infer::createFoldTransposesPass());
     pm.addPass(infer::createAlignContractionsPass());
     pm.addPass(infer::createSplitContractionsPass());
     if (failed(pm.run(*module))) {
@@ -736,9 +740,10 @@ int main(int argc, char **argv) {
                "loading each warp's fragments from global memory; off until measured on a GPU");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
-               "kernels from (contractions split at tensor-core tiles, misaligned rows padded "
-               "or transposed), so that those rewrites can be checked against ONNX Runtime "
-               "without a GPU");
+               "kernels from (bias adds as contractions' initial values, Q, K and V merged, "
+               "transposes read through, contractions grown and split at tensor-core tiles, "
+               "misaligned rows padded or transposed), so that those rewrites can be checked "
+               "against ONNX Runtime without a GPU");
   app.add_option("--dump-kernels", opts.dumpKernels,
                  "CUDA: write every kernel's PTX, each architecture's cubin and ptxas report, "
                  "the launch list, and the kernels before their lowering to NVVM (kernels.mlir, "

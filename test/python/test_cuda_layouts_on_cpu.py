@@ -278,3 +278,17 @@ def test_synthetic_models(name, input_name, shape, rewritten, rng, tmp_path):
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/make_models.py")
     check(path, {input_name: rng.standard_normal(shape).astype(np.float32)}, tmp_path, rewritten)
+
+
+def test_synthetic_bert(rng, tmp_path):
+    """BERT-base over 128 tokens: each layer's Q, K and V projections are one
+    contraction by a [768, 2304] weight (infer-cuda-merge-projections), the
+    attention products read its column slices as heads, their transposes
+    folded."""
+    path = REPO / "models" / "synthetic" / "bert-base-opset17.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/make_models.py")
+    inputs = {"input_ids": rng.integers(0, 1000, (1, 128), dtype=np.int64),
+              "attention_mask": np.ones((1, 128), np.int64),
+              "token_type_ids": np.zeros((1, 128), np.int64)}
+    check(path, inputs, tmp_path, ["tensor<1x128x768xf32>, tensor<768x2304xf32>"])

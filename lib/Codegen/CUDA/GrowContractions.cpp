@@ -17,9 +17,11 @@
 //       so growing pays even when it nearly doubles the tensor-core work.
 //       Each operand that a grown loop indexes is read from a home large
 //       enough for the grown op (PaddedHomes.h), written in place by its
-//       producer or copied there; the extra rows and columns hold garbage
-//       that only the extra rows and columns of the result depend on, and
-//       every user reads the leading slice of the result. A constant weight
+//       producer or copied there, or, when it is a slice of a larger
+//       tensor (ViT's heads, cut from a grown projection), read as a wider
+//       slice of that tensor (cutFrom); the extra rows and columns hold
+//       garbage that only the extra rows and columns of the result depend
+//       on, and every user reads the leading slice of the result. A constant weight
 //       read by this op alone is stored grown instead, its new rows zero;
 //       one that other ops read too, or that is a transposed copy of another
 //       constant (GPT-2's lm_head, tied to its embedding), or over 16 MiB,
@@ -342,12 +344,12 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     SmallVector<int64_t> shape; // The operand's type in the grown op.
   };
   SmallVector<Growth> plan;
-  struct WholeRead { // An input read from what it was cut from.
+  struct WidenedRead { // An input read as a wider cut of what it was cut from.
     unsigned operand;
     CutFrom cut;
     SmallVector<int64_t> shape;
   };
-  SmallVector<WholeRead> wholeReads;
+  SmallVector<WidenedRead> widenedReads;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> operands(op->getOperands());
   SmallVector<DenseElementsAttr> grownConstants(2);
@@ -366,7 +368,7 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     }
     if (index < 2)
       if (std::optional<CutFrom> cut = cutFrom(op->getOperand(index), shape)) {
-        wholeReads.push_back({index, *cut, shape});
+        widenedReads.push_back({index, *cut, shape});
         continue;
       }
     std::optional<RowFix> fix = planRowFix(op, index);
@@ -394,7 +396,7 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
       rewriter.setInsertionPoint(op->getOperand(index).getDefiningOp());
       operands[index] = arith::ConstantOp::create(rewriter, op.getLoc(), grownConstants[index]);
     }
-  for (const WholeRead &read : wholeReads)
+  for (const WidenedRead &read : widenedReads)
     operands[read.operand] = widenedCut(rewriter, read.cut, read.shape);
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()

@@ -9,7 +9,8 @@ destination's bytes are in flight: any access to them (a read of stale
 data, a write that the copy would overwrite) is an error, and so is a
 kernel that ends with copies in flight. A completed copy counts as a write
 by its thread at the wait, so other warps see it only after a barrier, as
-on a GPU.
+on a GPU. With ``srcElements`` (cp.async's source size) a copy reads that
+many elements, each checked against its source, and zero-fills the rest.
 """
 
 from __future__ import annotations
@@ -38,9 +39,6 @@ class AsyncCopyOps:
     def op_nvgpu_device_async_copy(self, op, ins, mask):
         segments = [int(x) for x in re.search(
             r"operandSegmentSizes = array<i32: ([\d, ]+)>", op.text).group(1).split(",")]
-        if segments[4]:
-            raise EmulationError("nvgpu.device_async_copy with srcElements (a zero fill) is not "
-                                 "emulated")
         dst, src = ins[0], ins[1 + segments[1]]
         dst_indices = ins[1:1 + segments[1]]
         src_indices = ins[2 + segments[1]:2 + segments[1] + segments[3]]
@@ -52,15 +50,27 @@ class AsyncCopyOps:
             size = dst.type.dtype.itemsize
             if count * size not in (4, 8, 16):
                 raise EmulationError(f"cp.async copies 4, 8 or 16 bytes, not {count * size}")
+            # srcElements (cp.async's source size): only the first n elements
+            # are read, from within the source; the rest are zero-filled. (A
+            # copy that reads none must still point into the source.)
+            read = ins[-1][threads].astype(np.int64) if segments[4] else np.full(threads.size, count)
+            if ((read < 0) | (read > count)).any():
+                raise EmulationError(f"cp.async: a source size outside 0..{count} elements")
             dst_start = dst.elements(op, [i[threads] for i in dst_indices], threads.size, count)
-            src_start = src.elements(op, [i[threads] for i in src_indices], threads.size, count)
+            src_start = np.zeros(threads.size, dtype=np.int64)
+            for n in np.unique(read):
+                some = read == n
+                src_start[some] = src.elements(op, [i[threads][some] for i in src_indices],
+                                               int(some.sum()), max(int(n), 1))
             for view, start in ((dst, dst_start), (src, src_start)):
                 if ((view.buffer.address + view.byte_base + start * size) % (count * size)).any():
                     raise EmulationError(f"cp.async: an access not {count * size}-byte aligned")
             lanes = np.arange(count)
             elements = dst_start[:, None] + lanes
             self.check_not_in_flight(dst, elements)
-            values = src.data[src_start[:, None] + lanes].copy()
+            inside = lanes[None, :] < read[:, None]
+            values = np.where(inside, src.data[np.where(inside, src_start[:, None] + lanes, 0)],
+                              0).astype(src.data.dtype)
             self.in_flight(dst, elements, +1)
             self.async_copies.append(AsyncCopy(dst, threads, elements, values,
                                                np.full(threads.size, -1)))

@@ -29,6 +29,9 @@ struct IndexMath {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(v));
   }
   Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, condition, x, y);
+  }
 };
 
 } // namespace mlir::infer

@@ -194,7 +194,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                                                ModuleOp module, linalg::LinalgOp op,
                                                const TensorCoreFusion &fusion) {
     std::optional<ContractionShape> shape = tensorCoreShape(op);
-    if (!shape || !fitsTensorCoreTiles(*shape) || kTail(*shape)) // A tail: the other kernel.
+    if (!shape || !fitsTensorCoreTiles(*shape))
       return std::nullopt;
     std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
     std::optional<StagedTilePlan> plan =

@@ -27,6 +27,11 @@
 //   - A block of several groups splits k among them; groups 1.. leave their
 //     sums in shared memory and group 0 adds them, in a fixed order, to C
 //     (the result does not depend on timing).
+//   - A single k dim that is no whole steps of 8 (kTail: ViT's P.V over
+//     197 tokens) is run as if rounded up to the next multiple of 8: each
+//     copy's vector says how many of its elements lie before k (cp.async's
+//     source size, 0 to 4) and the rest of the 16 bytes is zero-filled, so
+//     the products past k add nothing and nothing past k is read.
 //
 // Addresses come from each operand's strides per loop dim (its memref seen
 // as a flat array): k is linear over the k dims, which checkTensorCoreLayout
@@ -95,6 +100,10 @@ SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
   return s;
 }
 
+/// The k the rounds cover: k rounded up to whole steps of 8 when it has a
+/// kTail (the copies zero-fill past k).
+int64_t stagedKRange(const ContractionShape &s) { return llvm::alignTo(s.kRange(), kTileK); }
+
 } // namespace
 
 std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
@@ -102,7 +111,7 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
   // Two blocks an SM of an H100 (132 SMs); a slice of k of at least 64
   // (two rounds of 32); the 48 KiB of static shared memory a block may have.
   constexpr int64_t kBusyBlocks = 264, kMinSlice = 64, kSharedFloats = 48 * 1024 / 4;
-  const int64_t m = s.ranges[t.m], n = s.ranges[t.n], k = s.kRange();
+  const int64_t m = s.ranges[t.m], n = s.ranges[t.n], k = stagedKRange(s);
   auto blocks = [&](const StagedTilePlan &p) {
     return batchCount(s) * llvm::divideCeil(m, p.blockM()) * llvm::divideCeil(n, p.blockN());
   };
@@ -186,16 +195,21 @@ struct Emitter : IndexMath {
 /// are computed once.
 struct TileCopy {
   Value view;                       // The operand, flat.
+  bool rowsAreK = false;            // Else k is the contiguous dim.
   int64_t kStride = 1;              // Elements between one k and the next.
+  int64_t kRange = 0;               // Set when k has a tail: the copies stop there.
   SmallVector<Value> from, to;      // Per vector: global index at k = 0, shared index.
+  SmallVector<Value> kAt;           // Per vector: its k in the tile.
 
   /// `rows` x `cols` (contiguous) tile at `sharedStart` (row length `ld`)
   /// of the operand whose rows are `rowStride` apart; the rows (or, if
   /// `rowsAreK`, the columns) walk the m or n dim from `start`, which has
-  /// `range` elements; the other walks k from 0.
+  /// `range` elements; the other walks k from 0. With `kRange` (a k that is
+  /// not whole rounds) the elements from kRange on are zeros.
   TileCopy(Emitter &e, Value view, Value base, Value inGroup, Value sharedStart, int64_t rows,
-           int64_t cols, int64_t ld, bool rowsAreK, int64_t rowStride, Value start, int64_t range)
-      : view(view), kStride(rowsAreK ? rowStride : 1) {
+           int64_t cols, int64_t ld, bool rowsAreK, int64_t rowStride, Value start, int64_t range,
+           int64_t kRange)
+      : view(view), rowsAreK(rowsAreK), kStride(rowsAreK ? rowStride : 1), kRange(kRange) {
     int64_t perRow = cols / kVector, vectors = rows * perRow;
     for (int64_t first = 0; first < vectors; first += kGroupThreads) {
       // Threads past the tile's end repeat its last vector: the same value
@@ -204,24 +218,36 @@ struct TileCopy {
       if (first + kGroupThreads > vectors)
         v = e.min(v, vectors - 1);
       Value row = e.div(v, perRow), col = e.mul(e.rem(v, perRow), kVector);
-      // Past the end of m (n): the last whole vector (row) again.
-      Value offset = rowsAreK ? e.add(e.mul(row, rowStride), e.min(e.add(start, col), range - kVector))
-                              : e.add(e.mul(e.min(e.add(start, row), range - 1), rowStride), col);
+      // Past the end of m (n): the last whole vector (row) again. The k
+      // part of the index is added per round.
+      Value offset = rowsAreK ? e.min(e.add(start, col), range - kVector)
+                              : e.mul(e.min(e.add(start, row), range - 1), rowStride);
       from.push_back(e.add(base, offset));
       to.push_back(e.add(sharedStart, e.add(e.mul(row, ld), col)));
+      kAt.push_back(rowsAreK ? row : col);
     }
   }
 
   /// Issues the copies of the tile at `k` into the stage at `stage` floats
   /// past the tile's place in stage 0. They bypass L1 (cp.async.cg): the
-  /// block reads each vector once, from shared memory.
+  /// block reads each vector once, from shared memory. Past kRange a copy
+  /// reads fewer elements (none for a whole vector past it, from k's start
+  /// then) and zero-fills the rest.
   void copy(Emitter &e, Value k, Value scratch, Value stage) const {
-    Value shift = e.mul(k, kStride);
-    for (auto [source, target] : llvm::zip(from, to))
+    for (auto [source, target, at] : llvm::zip(from, to, kAt)) {
+      Value kIndex = e.add(k, at), elements;
+      if (kRange) {
+        Value inside = e.below(kIndex, kRange);
+        kIndex = e.select(inside, kIndex, e.cst(0));
+        Value left = arith::SubIOp::create(e.b, e.loc, e.cst(kRange), kIndex);
+        elements = e.select(inside, rowsAreK ? e.cst(kVector) : e.min(left, kVector), e.cst(0));
+      }
       nvgpu::DeviceAsyncCopyOp::create(
           e.b, e.loc, nvgpu::DeviceAsyncTokenType::get(e.b.getContext()), scratch,
-          ValueRange{e.add(target, stage)}, view, ValueRange{e.add(source, shift)},
-          e.b.getIndexAttr(kVector), /*srcElements=*/Value(), e.b.getUnitAttr());
+          ValueRange{e.add(target, stage)}, view,
+          ValueRange{e.add(source, e.mul(kIndex, kStride))}, e.b.getIndexAttr(kVector),
+          elements, e.b.getUnitAttr());
+    }
   }
 };
 
@@ -239,7 +265,8 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   const SharedTiles sh = sharedTiles(p, t);
   const int64_t m = s.ranges[t.m], n = s.ranges[t.n];
   const int64_t blocksM = llvm::divideCeil(m, p.blockM()), blocksN = llvm::divideCeil(n, p.blockN());
-  const int64_t slice = s.kRange() / p.groups, rounds = slice / p.stepK;
+  const int64_t slice = stagedKRange(s) / p.groups, rounds = slice / p.stepK;
+  const int64_t tailRange = kTail(s) ? s.kRange() : 0; // The copies stop there.
   const int64_t fragments = p.fragM * p.fragN;
 
   // Block b: batch point b / (blocksM * blocksN), then block rows, then
@@ -269,9 +296,10 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
 
   Value groupStart = e.mul(group, sh.groupFloats);
   TileCopy copyA(e, viewA, baseA, inGroup, groupStart, sh.rowsA, sh.colsA, sh.ldA, t.transposeA,
-                 t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m);
+                 t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m, tailRange);
   TileCopy copyB(e, viewB, baseB, inGroup, e.add(groupStart, sh.offsetB), sh.rowsB, sh.colsB,
-                 sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n);
+                 sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n,
+                 tailRange);
 
   // Fragment f = i * fragN + j of the warp: rows warpM + 16 i, columns
   // warpN + 16 j of the block tile.

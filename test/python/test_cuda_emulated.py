@@ -542,3 +542,33 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path):
     assert ["MatMul_c", "Transpose_ct"] in [n for _, n in launches], launches
     for want, got in zip(expected, actual):
         assert_close(got, want)
+
+
+def test_gemm_projections_with_transposed_weights_merge(tmp_path):
+    """Q, K and V as Gemms with transB = 1 (weights stored [out, in], with
+    biases): merged into one contraction by their weights stacked along the
+    out dim, which is the weights' first dim here; the scores read its
+    column slices as heads."""
+    def node(op, inputs, output, **attrs):
+        return helper.make_node(op, inputs, [output], name=f"{op}_{output}", **attrs)
+    heads = numpy_helper.from_array(np.array([37, 2, 32], np.int64), "heads")
+    model = model_with_weights(
+        "gemm_projections",
+        [helper.make_node("Constant", [], ["heads"], value=heads),
+         *[node("Gemm", ["x", f"w{p}", f"b{p}"], p, transB=1) for p in "qkv"],
+         *[node("Reshape", [p, "heads"], f"{p}r") for p in "qkv"],
+         node("Transpose", ["qr"], "qt", perm=[1, 0, 2]),
+         node("Transpose", ["kr"], "kt", perm=[1, 2, 0]),
+         node("Transpose", ["vr"], "vt", perm=[1, 0, 2]),
+         node("MatMul", ["qt", "kt"], "s"),
+         node("Softmax", ["s"], "p", axis=-1),
+         node("MatMul", ["p", "vt"], "y")],
+        {"x": (37, 64)}, {"y": (2, 37, 32)},
+        {"wq": (64, 64), "wk": (64, 64), "wv": (64, 64), "bq": (64,), "bk": (64,), "bv": (64,)},
+        scale=0.125)
+    expected, actual, _ = compile_and_emulate_model(tmp_path, "gemm_projections", model, {})
+    _, plan, _, _ = read_engine(tmp_path / "gemm_projections.engine")
+    merged = [l["nodes"] for l in plan["launches"] if "Gemm_q" in l["nodes"]]
+    assert len(merged) == 1 and {"Gemm_k", "Gemm_v"} <= set(merged[0]), plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)

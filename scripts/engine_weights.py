@@ -13,8 +13,10 @@ it for latency only, never for accuracy.
 
 Exact: ``split`` zeroes only the weights that are an initializer of the
 ONNX model, as stored or as a 2-D transpose (what constant folding leaves
-of MatMul, Gemm and Conv weights), and writes a recipe naming them with
-their SHA-256; the rest stays in the engine. ``restore`` rebuilds the
+of MatMul, Gemm and Conv weights), or 2-D initializers (in either form) side
+by side along one axis (infer-cuda-merge-projections' Q, K and V weights),
+and writes a recipe naming them with their SHA-256; the rest stays in the
+engine. ``restore`` rebuilds the
 engine from the stripped file, the recipe and the model (which the other
 machine can regenerate: scripts/make_models.py is seeded), checks every
 weight's SHA-256 and rewrites the checksums: the engine is byte-identical
@@ -103,12 +105,36 @@ def digest(raw) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def side_by_side(weight: np.ndarray, edges: dict, axis: int) -> list[dict] | None:
+    """The 2-D initializer forms that `weight` is, side by side along `axis`
+    (each found by the digest of its first row or column, `edges`), or None."""
+    parts, at = [], 0
+    while at < weight.shape[axis]:
+        edge = weight[:, at] if axis == 1 else weight[at]
+        for name, how, form in edges.get(digest(np.ascontiguousarray(edge).tobytes()), []):
+            width = form.shape[axis]
+            block = weight[:, at:at + width] if axis == 1 else weight[at:at + width]
+            if block.shape == form.shape and np.array_equal(block.view(np.uint8),
+                                                            form.view(np.uint8)):
+                parts.append({"initializer": name, "how": how})
+                at += width
+                break
+        else:
+            return None
+    return parts if len(parts) > 1 else None
+
+
 def split(data: bytearray, model_path: Path) -> dict:
     """Zeroes the weights that the model's initializers give; returns the recipe."""
     found = {}
+    edges = {1: {}, 0: {}}  # 2-D forms by the digest of their first column (axis 1) or row (0).
     for name, array in initializer_arrays(model_path).items():
         for how, form in candidates(array):
             found.setdefault(digest(form.tobytes()), (name, how))
+            if form.ndim == 2 and form.size:
+                for axis, edge in ((1, form[:, 0]), (0, form[0])):
+                    edges[axis].setdefault(digest(np.ascontiguousarray(edge).tobytes()),
+                                               []).append((name, how, form))
     recipe = {"model": model_path.name, "weights": []}
 
     def fill(section: np.ndarray, table: list) -> None:
@@ -120,6 +146,18 @@ def split(data: bytearray, model_path: Path) -> dict:
                 recipe["weights"].append({"index": index, "initializer": name, "how": how,
                                           "sha256": sha})
                 view[:] = 0
+                continue
+            dtype = FLOATS.get(w["dtype"])
+            if dtype is None or len(w.get("shape", [])) != 2:
+                continue
+            weight = view.view(dtype).reshape(w["shape"])
+            for axis in (1, 0):
+                parts = side_by_side(weight, edges[axis], axis)
+                if parts:
+                    recipe["weights"].append({"index": index, "parts": parts, "axis": axis,
+                                              "sha256": sha})
+                    view[:] = 0
+                    break
 
     rewrite(data, fill)
     return recipe
@@ -129,16 +167,29 @@ def restore(data: bytearray, model_path: Path, recipe: dict) -> None:
     """Fills the recipe's weights back from the model; raises on a mismatch."""
     arrays = initializer_arrays(model_path)
 
+    def form_of(part: dict) -> np.ndarray:
+        array = arrays.get(part["initializer"])
+        if array is None:
+            raise ValueError(f"{model_path}: no initializer {part['initializer']}")
+        return dict(candidates(array))[part["how"]]
+
     def fill(section: np.ndarray, table: list) -> None:
         for entry in recipe["weights"]:
             w = table[entry["index"]]
-            array = arrays.get(entry["initializer"])
-            if array is None:
-                raise ValueError(f"{model_path}: no initializer {entry['initializer']}")
-            form = dict(candidates(array))[entry["how"]]
-            raw = form.tobytes()
+            if "parts" in entry:
+                forms = [form_of(part) for part in entry["parts"]]
+                if any(f.ndim != 2 for f in forms) or \
+                        len({f.shape[1 - entry["axis"]] for f in forms}) != 1:
+                    raise ValueError(f"{model_path}: the parts of the engine's weight "
+                                     f"{entry['index']} do not fit side by side")
+                form = np.concatenate(forms, axis=entry["axis"])
+                what = "+".join(part["initializer"] for part in entry["parts"])
+            else:
+                form = form_of(entry)
+                what = f"{entry['initializer']} ({entry['how']})"
+            raw = np.ascontiguousarray(form).tobytes()
             if len(raw) != w["bytes"] or digest(raw) != entry["sha256"]:
-                raise ValueError(f"{model_path}: initializer {entry['initializer']} ({entry['how']}) "
+                raise ValueError(f"{model_path}: initializer {what} "
                                  f"differs from the engine's weight {entry['index']}: "
                                  "not the model the engine was compiled from")
             section[w["offset"]:w["offset"] + w["bytes"]] = np.frombuffer(raw, dtype=np.uint8)

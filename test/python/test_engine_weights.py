@@ -85,3 +85,51 @@ def test_split_needs_model_and_recipe(tmp_path):
     result = run("split", engine, tmp_path / "s")
     assert result.returncode == 2
     assert "split needs --model and --recipe" in result.stderr
+
+
+def make_projections(path, rng, scale=1.0):
+    """Two attention score products whose Q and K are projections of one
+    x: by MatMul weights [in, out], and by Gemm weights [out, in] (transB).
+    For CUDA each pair is one contraction by its weights side by side
+    (infer-cuda-merge-projections): along the columns, and along the rows."""
+    n = helper.make_node
+    inits = {name: rng.standard_normal((32, 32)).astype(np.float32) * (scale if name == "wk" else 1)
+             for name in ("wq", "wk", "gq", "gk")}
+    inits["heads"] = np.array([16, 2, 16], np.int64)
+    nodes = [n("MatMul", ["x", "wq"], ["q"]), n("MatMul", ["x", "wk"], ["k"]),
+             n("Gemm", ["x", "gq"], ["q2"], transB=1), n("Gemm", ["x", "gk"], ["k2"], transB=1)]
+    for p in ("q", "k", "q2", "k2"):
+        nodes += [n("Reshape", [p, "heads"], [f"{p}r"]),
+                  n("Transpose", [f"{p}r"], [f"{p}t"], perm=[1, 0, 2] if "q" in p else [1, 2, 0])]
+    nodes += [n("MatMul", ["qt", "kt"], ["s"]), n("MatMul", ["q2t", "k2t"], ["s2"])]
+    graph = helper.make_graph(
+        nodes, "projections", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 32])],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, [2, 16, 16]) for y in ("s", "s2")],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def test_merged_projection_weights_split_by_their_parts(tmp_path):
+    """A CUDA engine's merged Q/K weights are initializers side by side: split
+    names each part and the axis, restore concatenates them back (byte-
+    identical engine), and a model whose K differs is refused."""
+    model, other = tmp_path / "m.onnx", tmp_path / "other.onnx"
+    make_projections(model, np.random.default_rng(0))
+    make_projections(other, np.random.default_rng(0), scale=2.0)
+    engine, stripped, recipe, restored = (tmp_path / f for f in
+                                          ("m.engine", "m.stripped", "m.recipe.json", "m.restored"))
+    subprocess.run([str(INFER_OPT), str(model), "--target=cuda:sm_80", "--emit=engine", "-o",
+                    str(engine)], check=True)
+    result = run("split", engine, stripped, "--model", model, "--recipe", recipe)
+    assert result.returncode == 0, result.stderr
+    merged = [w for w in json.loads(recipe.read_text())["weights"] if "parts" in w]
+    assert sorted((w["axis"], tuple(p["initializer"] for p in w["parts"])) for w in merged) == [
+        (0, ("gq", "gk")), (1, ("wq", "wk"))], merged
+    result = run("restore", stripped, restored, "--model", model, "--recipe", recipe)
+    assert result.returncode == 0, result.stderr
+    assert restored.read_bytes() == engine.read_bytes()
+    result = run("restore", stripped, tmp_path / "out", "--model", other, "--recipe", recipe)
+    assert result.returncode == 1
+    assert "initializer wq+wk differs from the engine's weight" in result.stderr

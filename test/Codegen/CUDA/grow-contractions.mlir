@@ -123,7 +123,8 @@ func.func @output_without_home(%a: tensor<70x32xf32>, %b: tensor<32x16xf32>, %ac
 
 // A projection at batch 2 has two m loops (batch, tokens): they become one
 // of 2 x 70 = 140 rows (collapse_shapes of the activations and the
-// output, an expand_shape of the result), grown to 144.
+// output, an expand_shape of the result), grown to 144. (70 tokens grown
+// to 80 each would waste more than 1/8.)
 // CHECK-LABEL: func.func @batched_projection
 // CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x70x32xf32> into tensor<140x32xf32>
 // CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<144x32xf32>, tensor<32x48xf32>) outs(%{{.*}} : tensor<144x48xf32>)
@@ -144,6 +145,27 @@ func.func @batched_projection(%x: tensor<2x70x32xf32>, %w: tensor<32x48xf32>) ->
     linalg.yield %s : f32
   } -> tensor<2x70x48xf32>
   return %y : tensor<2x70x48xf32>
+}
+
+// Over 75 tokens the tokens grow to 80 for each sequence instead (1/15
+// more work): the batch is a batch loop, and the rows keep their [2, 80]
+// layout (heads can be viewed in it, as at batch 1).
+// CHECK-LABEL: func.func @batched_projection_grown_each_sequence
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<2x80x32xf32>, tensor<32x48xf32>) outs(%{{.*}} : tensor<2x80x48xf32>)
+// CHECK: tensor.extract_slice %[[M]][0, 0, 0] [2, 75, 48] [1, 1, 1] : tensor<2x80x48xf32> to tensor<2x75x48xf32>
+func.func @batched_projection_grown_each_sequence(%x: tensor<2x75x32xf32>, %w: tensor<32x48xf32>) -> tensor<2x75x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x75x48xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<2x75x48xf32>) -> tensor<2x75x48xf32>
+  %y = linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x75x32xf32>, tensor<32x48xf32>) outs(%fill : tensor<2x75x48xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %p = arith.mulf %in, %in2 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x75x48xf32>
+  return %y : tensor<2x75x48xf32>
 }
 
 // One constant read as both A and B: stored grown once for each role (20

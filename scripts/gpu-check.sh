@@ -22,10 +22,15 @@
 #       and every launch's time in OUTDIR/profiles/MODEL.profile.json; then
 #       the same for the --cuda-stage-tiles engines, without PyTorch
 #       (OUTDIR/gpu-staged-<date>.md, OUTDIR/profiles-staged/).
+#   scripts/gpu-check.sh batch [OUTDIR] on the GPU machine, in a call of its
+#       own (run takes most of a call's 10 minutes): throughput at batch 8
+#       of the models with PyTorch twins, against the twins at batch 8
+#       (timing-only engines from build-carry/models-b8; OUTDIR/gpu-b8-<date>.md).
 #
 # With the device tool: `prepare` here, then one call running
-# `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"]; copy the
-# files back to docs/conformance/ and docs/benchmarks/.
+# `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"], and
+# another running `bash scripts/gpu-check.sh batch $OUT`; copy the files back
+# to docs/conformance/ and docs/benchmarks/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -44,7 +49,29 @@ prepare() {
   echo "== real models, --cuda-stage-tiles"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-staged" --max-mb 0 \
     --flag=--cuda-stage-tiles
+  echo "== models with PyTorch twins at batch 8 (timing only)"
+  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-b8" --batch 8 \
+    --models mobilenetv2,resnet50,bert-base,vit-b16,gpt2
   du -sh "$CARRY"
+}
+
+# The runtime and infer-run without MLIR (a machine kept warm has them).
+build_runtime() {
+  cmake -G Ninja -S . -B build-gpu -DINFER_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
+    -DINFER_HEADERS_DIR="$PWD/$CARRY/include" >/dev/null
+  cmake --build build-gpu | tail -n 1
+}
+
+batch() {
+  local out=${1:-docs} date
+  date=$(date +%F)
+  mkdir -p "$out"
+  echo "== runtime and infer-run, without MLIR"
+  build_runtime
+  echo "== batch 8: infer-opt (random weights) and PyTorch"
+  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models-b8" \
+    --infer-run build-gpu/bin/infer-run --title "GPU benchmark, $date: batch 8" \
+    --markdown "$out/gpu-b8-$date.md" --json "$out/gpu-b8-$date.json" ${GPU_BENCH_ARGS:-}
 }
 
 run() {
@@ -53,9 +80,7 @@ run() {
   mkdir -p "$out"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   echo "== runtime and infer-run, without MLIR"
-  cmake -G Ninja -S . -B build-gpu -DINFER_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
-    -DINFER_HEADERS_DIR="$PWD/$CARRY/include" >/dev/null
-  cmake --build build-gpu | tail -n 1
+  build_runtime
   echo "== the split engines, rebuilt from regenerated models"
   python3 scripts/gpu_models.py --restore "$CARRY/models" || true
   echo "== the real models through a second executor (CuPy), for comparison"
@@ -83,5 +108,6 @@ run() {
 case $mode in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  *) echo "usage: scripts/gpu-check.sh prepare | run [OUTDIR]" >&2; exit 2 ;;
+  batch) shift; batch "$@" ;;
+  *) echo "usage: scripts/gpu-check.sh prepare | run [OUTDIR] | batch [OUTDIR]" >&2; exit 2 ;;
 esac

@@ -19,6 +19,10 @@ OUT/manifest.json for scripts/bench/gpu.py. A model whose ONNX file is over
     xz-compressed, randomized again on the GPU machine; its outputs are not
     checked.
 
+With ``--batch N`` every input's leading (batch) dim is N times its size,
+the entries are named MODEL-bN and all go as timing-only engines (no
+inputs: infer-run makes seeded random ones), for throughput at batch N.
+
 Example:
     .venv/bin/python scripts/gpu_models.py --out build-carry/models
     python3 scripts/gpu_models.py --restore build-carry/models   # on the GPU machine
@@ -136,6 +140,8 @@ def main() -> int:
                     help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     ap.add_argument("--models", help="comma-separated names (default: all that exist)")
     ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
+    ap.add_argument("--batch", type=int, default=1,
+                    help="N times each input's leading dim; timing-only engines named MODEL-bN")
     ap.add_argument("--max-mb", type=float, default=40.0,
                     help="models whose ONNX file is larger travel split (synthetic) or as "
                          "timing-only engines (default 40)")
@@ -149,6 +155,8 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     manifest = []
+    if args.batch < 1:
+        ap.error("--batch must be at least 1")
     for name, rel, shapes, twin in MODELS:
         if args.models and name not in args.models.split(","):
             continue
@@ -156,14 +164,17 @@ def main() -> int:
         if not path.exists():
             print(f"{name}: {rel} missing, skipped", file=sys.stderr)
             continue
-        timing_only = path.stat().st_size > args.max_mb * 2**20
+        if args.batch > 1:
+            shapes = {n: (s[0] * args.batch, *s[1:]) for n, s in shapes.items()}
+            name = f"{name}-b{args.batch}"
+        timing_only = args.batch > 1 or path.stat().st_size > args.max_mb * 2**20
         engine = args.out / f"{name}.engine"
         cmd = [str(args.infer_opt), str(path), f"--target=cuda:{args.archs}", "--emit=engine",
                "-o", str(engine)] + (["--no-tf32"] if args.no_tf32 else []) + args.flag
         for n, s in shapes.items():
             cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
         subprocess.run(cmd, check=True)
-        rebuild = synthetic(rel, twin) if timing_only else None
+        rebuild = synthetic(rel, twin) if timing_only and args.batch == 1 else None
         if timing_only and not rebuild:
             stripped = args.out / f"{name}.stripped.engine"
             subprocess.run([sys.executable, str(REPO / "scripts" / "engine_weights.py"), "strip",
@@ -171,7 +182,8 @@ def main() -> int:
             engine.unlink()
             subprocess.run(["xz", "-1", "-f", str(stripped)], check=True)
             manifest.append({"name": name, "engine": stripped.name + ".xz", "timing_only": True,
-                             "inputs": {}, "reference": {}, "torch": twin})
+                             "inputs": {}, "reference": {}, "torch": twin,
+                             "batch": args.batch})
             print(f"{name}: timing-only engine, weights stripped", file=sys.stderr)
             continue
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -187,7 +199,7 @@ def main() -> int:
             inputs[meta.name] = f"{name}.in.{meta.name}.npy"
             np.save(args.out / inputs[meta.name], value)
         entry = {"name": name, "engine": engine.name, "inputs": inputs, "reference": {},
-                 "torch": twin}
+                 "torch": twin, "batch": args.batch}
         if not rebuild:  # Split engines get their references where they are rebuilt.
             entry["reference"] = save_reference(session, args.out, entry)
         if rebuild:

@@ -82,21 +82,22 @@ def run_engine(infer_run: Path, entry: dict, root: Path, warmup: int, iterations
         return result
 
 
-def torch_model(arch: str):
+def torch_model(arch: str, batch: int = 1):
     import torch
     if arch in ("resnet50", "mobilenetv2"):
         import torchvision
         net = torchvision.models.resnet50() if arch == "resnet50" else torchvision.models.mobilenet_v2()
-        return net, (torch.randn(1, 3, 224, 224),)
+        return net, (torch.randn(batch, 3, 224, 224),)
     import transformers
     if arch == "bert-base":
         net = transformers.BertModel(transformers.BertConfig())
-        ids = torch.randint(0, 30000, (1, 128))
+        ids = torch.randint(0, 30000, (batch, 128))
         return net, (ids, torch.ones_like(ids), torch.zeros_like(ids))
     if arch == "vit-b16":
-        return transformers.ViTModel(transformers.ViTConfig()), (torch.randn(1, 3, 224, 224),)
+        return transformers.ViTModel(transformers.ViTConfig()), (torch.randn(batch, 3, 224, 224),)
     if arch == "gpt2":
-        return transformers.GPT2Model(transformers.GPT2Config()), (torch.randint(0, 50000, (1, 64)),)
+        return (transformers.GPT2Model(transformers.GPT2Config()),
+                (torch.randint(0, 50000, (batch, 64)),))
     raise ValueError(arch)
 
 
@@ -117,14 +118,14 @@ def time_torch(fn, args, warmup: int, iterations: int) -> float:
     return float(np.median(times))
 
 
-def run_torch(arch: str, warmup: int, iterations: int, compile_: bool) -> dict:
+def run_torch(arch: str, warmup: int, iterations: int, compile_: bool, batch: int = 1) -> dict:
     import torch
     # The engines run float32 matmuls and convolutions on TF32 tensor cores
     # (infer-opt's default): PyTorch gets the same.
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
     try:
-        net, args = torch_model(arch)
+        net, args = torch_model(arch, batch)
     except Exception as e:  # a missing package is reported, not fatal
         return {"error": f"{type(e).__name__}: {e}"}
     net = net.eval().cuda()
@@ -170,13 +171,15 @@ def fmt(v, digits=3):
 def write_reports(args, device: dict, rows: list) -> None:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"device": device, "date": datetime.date.today().isoformat(),
-                                     "warmup": args.warmup, "iterations": args.iterations,
-                                     "models": rows}, indent=1) + "\n")
+                                     "batch": args.batch, "warmup": args.warmup,
+                                     "iterations": args.iterations, "models": rows},
+                                    indent=1) + "\n")
     title = args.title or f"GPU benchmark, {datetime.date.today().isoformat()}"
     lines = [f"# {title}", "",
              f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
              f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
-             f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch 1, float32, median of "
+             f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch {args.batch}, float32, "
+             f"median of "
              f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
              "events around the kernels (one CUDA graph); end-to-end adds the input and output "
              "copies and the host. Accuracy is against ONNX Runtime CPU outputs of the same "
@@ -187,7 +190,7 @@ def write_reports(args, device: dict, rows: list) -> None:
              "random weights." +
              (f" The PyTorch columns come from an earlier run: {device['pytorch_from']}."
               if device.get("pytorch_from") else ""),
-             "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | throughput /s | "
+             "", "| model | infer-opt GPU p50 ms | infer-opt end-to-end p50 ms | samples/s | "
              "max abs diff vs ORT | rel L2 | PyTorch eager ms | torch.compile ms |",
              "|---|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -203,6 +206,7 @@ def write_reports(args, device: dict, rows: list) -> None:
             gpu = (rep.get("gpu_ms") or {}).get("p50")
             e2e = rep["latency_ms"]["p50"]
             thr = rep.get("throughput_per_s")
+            thr = thr * args.batch if thr is not None else None  # A run is `batch` samples.
             outs = infer["outputs"].values()
             diff = max((o["max_abs"] for o in outs), default=None)
             rel = max((o["rel_l2"] for o in outs), default=None)
@@ -238,6 +242,11 @@ def main() -> int:
     args = ap.parse_args()
 
     manifest = json.loads((args.dir / "manifest.json").read_text())
+    # The engines' batch (scripts/gpu_models.py --batch): the PyTorch twins get the same.
+    batches = {entry.get("batch", 1) for entry in manifest}
+    if len(batches) > 1:
+        ap.error(f"{args.dir}: engines of several batches {sorted(batches)}")
+    args.batch = batches.pop() if batches else 1
     rows = []
     for entry in manifest:
         print(f"infer-opt: {entry['name']}", file=sys.stderr, flush=True)
@@ -257,6 +266,9 @@ def main() -> int:
     earlier = {}
     if args.torch_from:
         previous = json.loads(args.torch_from.read_text())
+        if previous.get("batch", 1) != args.batch:
+            ap.error(f"{args.torch_from}: PyTorch timed at batch {previous.get('batch', 1)}, "
+                     f"the engines are at batch {args.batch}")
         earlier = {r["torch"]: r.get("pytorch") for r in previous["models"] if r.get("torch")}
         device["pytorch_from"] = f"{args.torch_from.name} ({previous['device'].get('nvidia_smi')})"
     for row in rows:
@@ -265,7 +277,7 @@ def main() -> int:
         elif row["torch"]:
             print(f"torch: {row['torch']}", file=sys.stderr, flush=True)
             row["pytorch"] = run_torch(row["torch"], args.warmup, args.iterations,
-                                       not args.no_compile)
+                                       not args.no_compile, args.batch)
             write_reports(args, device, rows)
     write_reports(args, device, rows)
     print(args.markdown.read_text())

@@ -407,3 +407,42 @@ func.func @main(%x: tensor<8x64xf32>, %w: tensor<8x8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %fc : tensor<8xf32>
 }
+
+// -----
+
+// Two layers' MLPs at batch 2: each contraction reads its init through a
+// collapse_shape of the one fill CSE left (zeros of [2, 16, 64]). Each gets
+// a fill and a collapse_shape of its own; the shared ones are gone.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x16x64xf32>)
+// CHECK: %[[C1:.*]] = tensor.collapse_shape %[[F1]] {{\[\[}}0, 1], [2]]
+// CHECK: linalg.generic {{.*}}outs(%[[C1]] : tensor<32x64xf32>)
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x16x64xf32>)
+// CHECK: %[[C2:.*]] = tensor.collapse_shape %[[F2]] {{\[\[}}0, 1], [2]]
+// CHECK: linalg.generic {{.*}}outs(%[[C2]] : tensor<32x64xf32>)
+// CHECK-NOT: linalg.fill
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @main(%x: tensor<32x32xf32>, %y: tensor<32x32xf32>, %w1: tensor<32x64xf32>,
+                %w2: tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  %init = tensor.collapse_shape %f [[0, 1], [2]] : tensor<2x16x64xf32> into tensor<32x64xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w1 : tensor<32x32xf32>, tensor<32x64xf32>) outs(%init : tensor<32x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %m2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %w2 : tensor<32x32xf32>, tensor<32x64xf32>) outs(%init : tensor<32x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %m1, %m2 : tensor<32x64xf32>, tensor<32x64xf32>
+}

@@ -498,20 +498,23 @@ def test_emulated_ppocr_cls(tmp_path, flags):
     np.testing.assert_allclose(actual[0], expected[0], rtol=1e-4, atol=1e-5)
 
 
-def test_head_transposes_of_grown_attention_are_read_through(tmp_path):
-    """A ViT attention block at 37 tokens (ViT-B/16 has 197): every MatMul
+@pytest.mark.parametrize("batch", [1, 2])
+def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
+    """A ViT attention block at 45 tokens (ViT-B/16 has 197): every MatMul
     is grown to 48 rows, and the head transposes are still no kernels. The
     scores and P.V read 48-row head views of the grown projection whole,
     and P.V writes the merged heads into the 48-row home that the output
     projection reads; before, each transpose was a copy into a home (4
     launches a layer in ViT). Q, K and V are one projection by their three
-    weights side by side (infer-cuda-merge-projections). Six launches.
-    Weights are scaled by 1/8 so that the scores are well conditioned (std
-    about 1)."""
+    weights side by side (infer-cuda-merge-projections). Six launches. At
+    batch 2 too: the tokens grow to 48 for each image (growsEachPoint), not
+    90 rows collapsed to 96 (45 tokens waste 1/15 grown; 37 would waste too
+    much, and are collapsed). Weights are scaled by 1/8 so that the scores
+    are well conditioned (std about 1)."""
     def node(op, inputs, output, **attrs):
         return helper.make_node(op, inputs, [output], name=f"{op}_{output}", **attrs)
-    heads = numpy_helper.from_array(np.array([1, 37, 2, 32], np.int64), "heads")
-    merged = numpy_helper.from_array(np.array([1, 37, 64], np.int64), "merged")
+    heads = numpy_helper.from_array(np.array([batch, 45, 2, 32], np.int64), "heads")
+    merged = numpy_helper.from_array(np.array([batch, 45, 64], np.int64), "merged")
     model = model_with_weights(
         "attention_grown",
         [helper.make_node("Constant", [], ["heads"], value=heads),
@@ -530,7 +533,7 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path):
          node("MatMul", ["cm", "wo"], "o"),
          node("Add", ["o", "bo"], "ob"),
          node("Add", ["ob", "x"], "y")],
-        {"x": (1, 37, 64)}, {"y": (1, 37, 64)},
+        {"x": (batch, 45, 64)}, {"y": (batch, 45, 64)},
         {"g": (64,), "b": (64,), "wq": (64, 64), "wk": (64, 64), "wv": (64, 64),
          "wo": (64, 64), "bo": (64,)}, scale=0.125)
     expected, actual, _ = compile_and_emulate_model(tmp_path, "attention_grown", model, {})

@@ -1,0 +1,64 @@
+"""The halves of the GPU benchmark that need no GPU: scripts/bench/gpu.py's
+report (at batch N a run of the engine is N samples, so the throughput column
+is N times infer-run's runs per second, and the text says the batch), and
+scripts/gpu_models.py --batch, which compiles the engines it times."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from argparse import Namespace
+
+from infer_cpu import REPO
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("bench_gpu", REPO / "scripts" / "bench" / "gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_report_counts_samples_at_batch_8(tmp_path):
+    bench = load_bench()
+    args = Namespace(json=tmp_path / "r.json", markdown=tmp_path / "r.md", title=None,
+                     warmup=20, iterations=200, batch=8)
+    rows = [{"name": "resnet50-b8", "torch": "resnet50",
+             "infer": {"report": {"gpu_ms": {"p50": 2.0}, "latency_ms": {"p50": 2.5},
+                                  "throughput_per_s": 400.0},
+                       "outputs": {}, "timing_only": True},
+             "pytorch": {"eager_ms": 5.0, "compiled_ms": 3.0}}]
+    bench.write_reports(args, {"nvidia_smi": "NVIDIA H100"}, rows)
+    text = (tmp_path / "r.md").read_text()
+    assert "batch 8, float32" in text
+    assert "| resnet50-b8 (random weights: timing only) | 2.000 | 2.500 | 3200.0 |" in text, text
+    assert json.loads((tmp_path / "r.json").read_text())["batch"] == 8
+
+
+def test_batch_engines_are_timing_only_at_that_batch(tmp_path):
+    """`gpu_models.py --batch 2` (what `gpu-check.sh prepare` runs at batch 8):
+    each engine is compiled at twice the input batch, named MODEL-b2, and
+    travels weightless, without inputs (infer-run makes seeded ones)."""
+    import lzma
+    import subprocess
+    import sys
+
+    import pytest
+
+    if not (REPO / "models/ppocr/cls.onnx").exists():
+        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
+    sys.path.insert(0, str(REPO / "scripts"))
+    from cuda_plan_exec import read_engine
+
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_models.py"), "--out", str(tmp_path),
+         "--batch", "2", "--models", "ppocr-cls", "--archs", "sm_90"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    [entry] = json.loads((tmp_path / "manifest.json").read_text())
+    assert (entry["name"], entry["batch"], entry["timing_only"], entry["inputs"]) == \
+        ("ppocr-cls-b2", 2, True, {})
+    engine = tmp_path / "cls-b2.engine"
+    engine.write_bytes(lzma.decompress((tmp_path / entry["engine"]).read_bytes()))
+    metadata, _, _, _ = read_engine(engine)
+    assert [i["shape"] for i in metadata["inputs"]] == [[2, 3, 48, 192]], metadata["inputs"]

@@ -583,13 +583,7 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
     // The tensor program the CUDA kernels are made from, for the CPU to run:
     // its rewrites checked against ONNX Runtime on machines without a GPU.
     PassManager pm(&context);
-    pm.addPass(infer::createReshapesAsViewsPass());
-    pm.addPass(infer::createFuseElementwisePass());
-    pm.addPass(infer::createAddsIntoInitPass());
-    pm.addPass(infer::createMergeProjectionsPass());
-    pm.addPass(infer::createFoldTransposesPass());
-    pm.addPass(infer::createAlignContractionsPass());
-    pm.addPass(infer::createSplitContractionsPass());
+    infer::addCUDATensorRewrites(pm, infer::CUDACodegenOptions());
     if (failed(pm.run(*module))) {
       llvm::errs() << "infer-opt: error: internal: the CUDA layout passes failed\n";
       return kExitInternal;

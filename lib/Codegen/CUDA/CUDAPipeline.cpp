@@ -78,7 +78,7 @@ static std::string ptxFeatures(const std::string &arch) {
   return "+ptx80";
 }
 
-void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+void mlir::infer::addCUDATensorRewrites(OpPassManager &pm, const CUDACodegenOptions &options) {
   pm.addPass(createReshapesAsViewsPass());
   if (options.fuse) {
     pm.addPass(createFuseElementwisePass());
@@ -90,6 +90,10 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createAlignContractionsPass());
     pm.addPass(createSplitContractionsPass());
   }
+}
+
+void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
+  addCUDATensorRewrites(pm, options);
   if (options.fuse && options.fuseRows) {
     pm.addPass(createFuseRowsPass());
     pm.addPass(createCSEPass()); // A producer read through two slices is fused twice.

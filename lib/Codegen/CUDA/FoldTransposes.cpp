@@ -20,7 +20,7 @@
 // a misaligned row stride would be copied into a home anyway (PP-OCR rec's
 // 15-wide heads), and a SIMT loop reading a transposed operand would be the
 // uncoalesced copy again. A grown op reads a head view of a grown
-// projection's whole result (GrowContractions.cpp, wholeSourceView), so
+// projection's result, its cut widened (GrowContractions.cpp, cutFrom), so
 // ViT's three head transposes and its merge are gone as BERT's are.
 //
 //===----------------------------------------------------------------------===//

@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
-#include "TensorCores.h"
+#include "PaddedHomes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -51,7 +52,6 @@ struct Projection {
   linalg::GenericOp op;
   unsigned activation = 0; // The input that is not the weight.
   unsigned dim = 0;        // The loop that the weight adds: n for B, m for A.
-  DenseElementsAttr weight;
   linalg::LinalgOp init;   // A fill, or a generic of constants indexed by `dim`.
 };
 
@@ -101,9 +101,9 @@ std::optional<Projection> asProjection(linalg::GenericOp op) {
   for (unsigned weight : {0u, 1u}) {
     Projection p;
     p.op = op;
-    p.weight = constantOnlyFor(op->getOperand(weight), op);
     p.activation = 1 - weight;
-    if (!p.weight || op->getOperand(p.activation).getDefiningOp<arith::ConstantOp>())
+    if (!constantOnlyFor(op->getOperand(weight), op) ||
+        op->getOperand(p.activation).getDefiningOp<arith::ConstantOp>())
       continue;
     p.dim = weight == 1 ? shape->n : shape->m;
     p.init = op.getDpsInits()[0].getDefiningOp<linalg::LinalgOp>();
@@ -229,20 +229,23 @@ void merge(RewriterBase &rewriter, ArrayRef<Projection> group) {
   int64_t offset = 0;
   for (Projection p : group) {
     auto type = cast<RankedTensorType>(p.op->getResult(0).getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-    offsets[outAxis] = rewriter.getIndexAttr(offset);
+    LeadingSlice at(rewriter, type);
+    at.offsets[outAxis] = rewriter.getIndexAttr(offset);
     offset += type.getDimSize(outAxis);
-    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(rewriter.getContext(), type.getShape());
-    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, merged, offsets, sizes,
-                                                 strides);
-    SmallVector<Operation *> dead = {p.op, p.init, p.op->getOperand(weightIndex).getDefiningOp()};
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, merged, at.offsets,
+                                                 at.sizes, at.strides);
+    // The init, the weight and the init's inputs (constants, or a fill's
+    // value, which may be an argument), unless something else reads them.
+    llvm::SetVector<Operation *> old;
+    old.insert(p.init);
+    old.insert(p.op->getOperand(weightIndex).getDefiningOp());
     for (Value input : p.init.getDpsInputs())
-      dead.push_back(input.getDefiningOp());
+      if (Operation *producer = input.getDefiningOp())
+        old.insert(producer);
     rewriter.replaceOp(p.op, slice);
-    for (Operation *old : llvm::drop_begin(dead))
-      if (old->use_empty())
-        rewriter.eraseOp(old);
+    for (Operation *op : old)
+      if (op->use_empty())
+        rewriter.eraseOp(op);
   }
 }
 

@@ -95,12 +95,6 @@ void untieEmpty(tensor::EmptyOp empty) {
     empty->erase();
 }
 
-/// Gives each tensor-core candidate or other reduction accumulating into
-/// `fill` its own. A reduction's kernel makes its fill itself too (a point
-/// or block group's prologue): PP-OCR cls's squeeze-and-excitation blocks
-/// shared one fill of 8 zeros between the global pool and the second 1x1
-/// convolution, and bufferization then filled the pool's buffer and copied
-/// it into the convolution's, two kernels of one thread each.
 /// A use of a fill's value, and the reshapes between the fill and it (a
 /// contraction over a batch collapses its init: BERT's at batch 8 reads
 /// [1024, 3072] of a fill of [8, 128, 3072], which CSE made one for every
@@ -124,6 +118,13 @@ void usesThroughReshapes(Value value, SmallVector<Operation *> &reshapes,
   }
 }
 
+/// Gives each tensor-core candidate or other reduction accumulating into
+/// `fill` (through reshapes or not) a fill of its own, and its reshapes. A
+/// reduction's kernel makes its fill itself too (a point or block group's
+/// prologue): PP-OCR cls's squeeze-and-excitation blocks shared one fill of
+/// 8 zeros between the global pool and the second 1x1 convolution, and
+/// bufferization then filled the pool's buffer and copied it into the
+/// convolution's, two kernels of one thread each.
 void untie(linalg::FillOp fill) {
   SmallVector<Operation *> reshapes;
   SmallVector<FillUse> all, uses;

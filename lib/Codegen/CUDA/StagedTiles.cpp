@@ -199,7 +199,8 @@ struct TileCopy {
   int64_t kStride = 1;              // Elements between one k and the next.
   int64_t kRange = 0;               // Set when k has a tail: the copies stop there.
   SmallVector<Value> from, to;      // Per vector: global index at k = 0, shared index.
-  SmallVector<Value> kAt;           // Per vector: its k in the tile.
+  SmallVector<Value> kAt, firstK;   // With kRange, per vector: its k in the tile, and
+                                    // its global index at the tile's first k.
 
   /// `rows` x `cols` (contiguous) tile at `sharedStart` (row length `ld`)
   /// of the operand whose rows are `rowStride` apart; the rows (or, if
@@ -218,13 +219,16 @@ struct TileCopy {
       if (first + kGroupThreads > vectors)
         v = e.min(v, vectors - 1);
       Value row = e.div(v, perRow), col = e.mul(e.rem(v, perRow), kVector);
-      // Past the end of m (n): the last whole vector (row) again. The k
-      // part of the index is added per round.
-      Value offset = rowsAreK ? e.min(e.add(start, col), range - kVector)
-                              : e.mul(e.min(e.add(start, row), range - 1), rowStride);
+      // Past the end of m (n): the last whole vector (row) again.
+      Value mn = rowsAreK ? e.min(e.add(start, col), range - kVector)
+                          : e.mul(e.min(e.add(start, row), range - 1), rowStride);
+      Value offset = rowsAreK ? e.add(e.mul(row, rowStride), mn) : e.add(mn, col);
       from.push_back(e.add(base, offset));
       to.push_back(e.add(sharedStart, e.add(e.mul(row, ld), col)));
-      kAt.push_back(rowsAreK ? row : col);
+      if (kRange) {
+        kAt.push_back(rowsAreK ? row : col);
+        firstK.push_back(e.add(base, mn));
+      }
     }
   }
 
@@ -234,18 +238,19 @@ struct TileCopy {
   /// reads fewer elements (none for a whole vector past it, from k's start
   /// then) and zero-fills the rest.
   void copy(Emitter &e, Value k, Value scratch, Value stage) const {
-    for (auto [source, target, at] : llvm::zip(from, to, kAt)) {
-      Value kIndex = e.add(k, at), elements;
+    Value shift = e.mul(k, kStride);
+    for (auto [i, source, target] : llvm::enumerate(from, to)) {
+      Value index = e.add(source, shift), elements;
       if (kRange) {
+        Value kIndex = e.add(k, kAt[i]);
         Value inside = e.below(kIndex, kRange);
-        kIndex = e.select(inside, kIndex, e.cst(0));
+        index = e.select(inside, index, firstK[i]);
         Value left = arith::SubIOp::create(e.b, e.loc, e.cst(kRange), kIndex);
         elements = e.select(inside, rowsAreK ? e.cst(kVector) : e.min(left, kVector), e.cst(0));
       }
       nvgpu::DeviceAsyncCopyOp::create(
           e.b, e.loc, nvgpu::DeviceAsyncTokenType::get(e.b.getContext()), scratch,
-          ValueRange{e.add(target, stage)}, view,
-          ValueRange{e.add(source, e.mul(kIndex, kStride))}, e.b.getIndexAttr(kVector),
+          ValueRange{e.add(target, stage)}, view, ValueRange{index}, e.b.getIndexAttr(kVector),
           elements, e.b.getUnitAttr());
     }
   }

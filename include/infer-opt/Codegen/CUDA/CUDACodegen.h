@@ -98,6 +98,10 @@ void registerCUDACodegenDialects(DialectRegistry &registry);
 void buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
 /// linalg on tensors to gpu.funcs and launch records (infer-cuda-map-to-gpu).
 void buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
+/// The kernels pipeline's rewrites of linalg on tensors, up to the split of
+/// contractions at whole tiles; `infer-opt --cuda-layouts-on-cpu` runs them
+/// for the CPU back end.
+void addCUDATensorRewrites(OpPassManager &pm, const CUDACodegenOptions &options);
 /// gpu.funcs to NVVM.
 void buildCUDALoweringPipeline(OpPassManager &pm);
 

@@ -37,6 +37,20 @@ conformance_env=()
 [ "$sanitize" -eq 1 ] && conformance_env=(OMP_NUM_THREADS=1)
 scripts/setup.sh || { echo "setup or build failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# The full suite needs about 5 GB of free disk (measured 2026-11-25: ~3 GB
+# of real models in models/, ~1.5 GB of engines and kernels under $TMPDIR at
+# its peak). Say so up front: short of space, later suites fail with "No
+# space left on device" far from the cause.
+need_gb=5
+[ "$quick" -eq 1 ] && need_gb=2
+for dir in . "${TMPDIR:-/tmp}"; do
+  free_gb=$(df -P -BG "$dir" | awk 'NR == 2 { sub("G", "", $4); print $4 }')
+  if [ -n "$free_gb" ] && [ "$free_gb" -lt "$need_gb" ]; then
+    echo "warning: only ${free_gb} GB free on the disk of $dir; this suite needs about" \
+      "${need_gb} GB (expect 'No space left on device' failures)"
+  fi
+done
+
 passed=0 failed=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT

@@ -575,3 +575,23 @@ def test_gemm_projections_with_transposed_weights_merge(tmp_path):
     assert len(merged) == 1 and {"Gemm_k", "Gemm_v"} <= set(merged[0]), plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
+
+
+def test_a_single_short_row_is_one_kernel(tmp_path):
+    """A classifier's final softmax over [1, 2] (PP-OCR cls) and a layer norm
+    of one row of 7: each is one launch of one block (a row kernel), not a
+    launch per reduction and elementwise op (6 for the softmax before)."""
+    model = parser.parse_model("""
+        <ir_version: 8, opset_import: ["" : 17]>
+        one_row (float[1,2] x, float[1,7] z) => (float[1,2] y, float[1,7] w)
+        <float[7] scale = {1.0, 0.5, 2.0, -1.0, 1.5, 0.25, 3.0},
+         float[7] bias = {0.1, -0.2, 0.3, 0.0, 0.5, -0.6, 0.7}> {
+          y = Softmax <axis = -1> (x)
+          w = LayerNormalization <axis = -1, epsilon = 0.00001> (z, scale, bias)
+        }""")
+    expected, actual, _ = compile_and_emulate_model(tmp_path, "one_row", model, {})
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+    _, plan, _, _ = read_engine(tmp_path / "one_row.engine")
+    launches = [(l["strategy"], l["grid"]) for l in plan["launches"]]
+    assert launches == [("rows", [1, 1, 1])] * 2, launches

@@ -27,14 +27,16 @@
 // R is the number of row dims of the group's first reduction: its output
 // keeps d0 .. dR-1 and drops (or sets to 0) the reduced dims. A group needs
 // a reduction; its largest op must have 32 to 65,536 points a row (enough
-// for a warp, not too much for one block), and the intermediates of one row
-// must fit in 24 KB (the kernel keeps them in shared memory).
+// for a warp, not too much for one block; a group of a single row may have
+// fewer), and the intermediates of one row must fit in 24 KB (the kernel
+// keeps them in shared memory).
 //
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -187,10 +189,9 @@ std::optional<RowGroup> growGroup(linalg::LinalgOp root) {
     return std::nullopt;
   SmallVector<int64_t> rows(reduction.getStaticLoopRanges());
   rows.resize(rowCount);
-  // One row: canonicalization would inline the loop, its per-row
-  // allocations with it, after the arena is planned.
+  // (A single row's loop is mapped to blocks: at most 10 linear dims.)
   if (llvm::any_of(rows, ShapedType::isDynamic) || !hasRows(root, rows) ||
-      llvm::product_of(rows) < 2)
+      (llvm::product_of(rows) == 1 && rows.size() > 10))
     return std::nullopt;
 
   RowGroup group{root, rows, {}};
@@ -248,8 +249,11 @@ std::optional<RowGroup> growGroup(linalg::LinalgOp root) {
       elements *= d;
     intermediateBytes += elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   }
-  if (!reduces || group.members.size() < 2 || rowWork < kMinRowElements ||
-      rowWork > kMaxRowElements || intermediateBytes > kMaxIntermediateBytes)
+  // A single row may be short: its ops would each be a launch of one block
+  // (or a few threads) anyway, as a classifier's final softmax over [1, N].
+  bool shortRows = rowWork < kMinRowElements && llvm::product_of(rows) > 1;
+  if (!reduces || group.members.size() < 2 || shortRows || rowWork > kMaxRowElements ||
+      intermediateBytes > kMaxIntermediateBytes)
     return std::nullopt;
   return group;
 }
@@ -302,7 +306,7 @@ struct FuseRowsPass : public PassWrapper<FuseRowsPass, OperationPass<ModuleOp>> 
            "the rows";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<scf::SCFDialect, tensor::TensorDialect>();
+    registry.insert<gpu::GPUDialect, scf::SCFDialect, tensor::TensorDialect>();
   }
 
   /// Remembers the ops a rewrite erased, so that a list of ops made before
@@ -358,6 +362,17 @@ struct FuseRowsPass : public PassWrapper<FuseRowsPass, OperationPass<ModuleOp>> 
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(sizes);
     tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    // A loop of one row is mapped to blocks: canonicalization would inline
+    // an unmapped one (its per-row allocations with it, after the arena is
+    // planned), and there would be no row kernel.
+    if (llvm::product_of(group.rows) == 1) {
+      SmallVector<Attribute> mapping;
+      for (unsigned i = 0; i < group.rows.size(); ++i)
+        mapping.push_back(gpu::GPUBlockMappingAttr::get(
+            rewriter.getContext(),
+            static_cast<gpu::MappingId>(static_cast<int64_t>(gpu::MappingId::LinearDim0) + i)));
+      tiling.setMapping(mapping);
+    }
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tiling);
     options.setFusionControlFn(

@@ -78,8 +78,12 @@ scf::ForallOp rowLoop(func::FuncOp kernel) {
       return {};
     loop = forall;
   }
-  if (!loop || !loop.getOutputs().empty() || loop.getMapping())
+  if (!loop || !loop.getOutputs().empty())
     return {};
+  // infer-cuda-fuse-rows maps a loop of one row to blocks (to keep it).
+  if (std::optional<ArrayAttr> mapping = loop.getMapping())
+    if (!llvm::all_of(*mapping, [](Attribute a) { return isa<gpu::GPUBlockMappingAttr>(a); }))
+      return {};
   std::optional<SmallVector<int64_t>> lower = getConstantIntValues(loop.getMixedLowerBound());
   std::optional<SmallVector<int64_t>> steps = getConstantIntValues(loop.getMixedStep());
   std::optional<SmallVector<int64_t>> upper = getConstantIntValues(loop.getMixedUpperBound());

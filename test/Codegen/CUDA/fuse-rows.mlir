@@ -106,14 +106,13 @@ func.func @escaping_intermediate(%x: tensor<48x128xf32>) -> (tensor<48x128xf32>,
   return %y, %exp : tensor<48x128xf32>, tensor<48x128xf32>
 }
 
-// Left alone: rows of 16 (too short for a block each), a single row (the
-// loop would be inlined after the arena is planned), and a contraction:
+// Left alone: rows of 16 (too short for a block each), and a contraction:
 // a matmul's k is a reduction whose both inputs vary along it.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK: return
-func.func @left_alone(%short: tensor<48x16xf32>, %one: tensor<1x128xf32>, %a: tensor<48x64xf32>,
-                      %b: tensor<64x128xf32>) -> (tensor<48x16xf32>, tensor<1x1xf32>, tensor<48x128xf32>) {
+func.func @left_alone(%short: tensor<48x16xf32>, %a: tensor<48x64xf32>,
+                      %b: tensor<64x128xf32>) -> (tensor<48x16xf32>, tensor<48x128xf32>) {
   %zero = arith.constant 0.0 : f32
   %se = tensor.empty() : tensor<48x1xf32>
   %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
@@ -130,18 +129,42 @@ func.func @left_alone(%short: tensor<48x16xf32>, %one: tensor<1x128xf32>, %a: te
     %q = arith.divf %in, %s : f32
     linalg.yield %q : f32
   } -> tensor<48x16xf32>
-  %oe = tensor.empty() : tensor<1x1xf32>
-  %oinit = linalg.fill ins(%zero : f32) outs(%oe : tensor<1x1xf32>) -> tensor<1x1xf32>
-  %osum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
-      ins(%one : tensor<1x128xf32>) outs(%oinit : tensor<1x1xf32>) {
+  %me = tensor.empty() : tensor<48x128xf32>
+  %minit = linalg.fill ins(%zero : f32) outs(%me : tensor<48x128xf32>) -> tensor<48x128xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) -> tensor<48x128xf32>
+  return %y, %mm : tensor<48x16xf32>, tensor<48x128xf32>
+}
+
+// A single row, however short (a classifier's softmax over [1, 2]), is a
+// row group too: each of its ops would be a launch of one block anyway.
+// Its loop is mapped to blocks so that canonicalization keeps it (it would
+// inline a loop of one iteration, its per-row allocations with it).
+// CHECK-LABEL: func.func @one_short_row
+// CHECK: scf.forall (%{{.*}}) in (1)
+// CHECK: linalg.generic
+// CHECK-SAME: "reduction"
+// CHECK: arith.divf
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>]}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @one_short_row(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<1x1xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1x2xf32>) outs(%sinit : tensor<1x1xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32
     linalg.yield %s : f32
   } -> tensor<1x1xf32>
-  %me = tensor.empty() : tensor<48x128xf32>
-  %minit = linalg.fill ins(%zero : f32) outs(%me : tensor<48x128xf32>) -> tensor<48x128xf32>
-  %mm = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) -> tensor<48x128xf32>
-  return %y, %osum, %mm : tensor<48x16xf32>, tensor<1x1xf32>, tensor<48x128xf32>
+  %e = tensor.empty() : tensor<1x2xf32>
+  %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<1x2xf32>, tensor<1x1xf32>) outs(%e : tensor<1x2xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
 }
 
 // A global average pool whose sum took in the residual add and ReLU

@@ -11,7 +11,10 @@
 #       of engines, compiled with --cuda-stage-tiles (the experimental
 #       shared-memory tensor-core kernels), goes in build-carry/models-staged:
 #       the synthetic models split (their outputs are checked), PP-OCR's as
-#       timing-only engines (they would not fit).
+#       timing-only engines (they would not fit). PP-OCR det also goes
+#       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
+#       off ONNX Runtime's in relative L2, and full float32 tells whether
+#       that is TF32's rounding.
 #   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
 #       Python with onnx and PyTorch; no MLIR, no network): builds the
 #       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON),
@@ -45,7 +48,7 @@ prepare() {
   $py scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
   tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
   echo "== real models"
-  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models"
+  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models" --also-fp32 ppocr-det
   echo "== real models, --cuda-stage-tiles"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-staged" --max-mb 0 \
     --flag=--cuda-stage-tiles

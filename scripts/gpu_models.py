@@ -19,6 +19,12 @@ OUT/manifest.json for scripts/bench/gpu.py. A model whose ONNX file is over
     xz-compressed, randomized again on the GPU machine; its outputs are not
     checked.
 
+With ``--also-fp32 NAMES`` each of those models (checked ones only) also
+gets an engine compiled with --no-tf32, NAME-fp32, that reads the same
+inputs and reference outputs: on the GPU its outputs show whether a TF32
+engine's distance from ONNX Runtime is TF32's (PP-OCR det's sigmoid outputs
+were 7e-2 off in relative L2 on 2026-11-23), and its timings TF32's gain.
+
 With ``--batch N`` every input's leading (batch) dim is N times its size,
 the entries are named MODEL-bN and all go as timing-only engines (no
 inputs: infer-run makes seeded random ones), for throughput at batch N.
@@ -140,6 +146,9 @@ def main() -> int:
                     help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     ap.add_argument("--models", help="comma-separated names (default: all that exist)")
     ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
+    ap.add_argument("--also-fp32", default="", metavar="NAMES",
+                    help="comma-separated models that also get a --no-tf32 engine, NAME-fp32, "
+                         "with the same inputs and references")
     ap.add_argument("--batch", type=int, default=1,
                     help="N times each input's leading dim; timing-only engines named MODEL-bN")
     ap.add_argument("--max-mb", type=float, default=40.0,
@@ -215,7 +224,15 @@ def main() -> int:
                   " MB), rebuilt on the GPU machine", file=sys.stderr)
         else:
             print(f"{name}: {engine.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)
+        entry["tf32"] = not args.no_tf32
         manifest.append(entry)
+        if name in args.also_fp32.split(",") and not rebuild and not args.no_tf32:
+            fp32 = args.out / f"{name}-fp32.engine"
+            subprocess.run(cmd[:cmd.index("-o") + 1] + [str(fp32), "--no-tf32"] +
+                           cmd[cmd.index("-o") + 2:], check=True)
+            manifest.append({**entry, "name": f"{name}-fp32", "engine": fp32.name, "torch": None,
+                             "tf32": False})
+            print(f"{name}-fp32: {fp32.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return 0
 

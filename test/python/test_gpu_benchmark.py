@@ -62,3 +62,48 @@ def test_batch_engines_are_timing_only_at_that_batch(tmp_path):
     engine.write_bytes(lzma.decompress((tmp_path / entry["engine"]).read_bytes()))
     metadata, _, _, _ = read_engine(engine)
     assert [i["shape"] for i in metadata["inputs"]] == [[2, 3, 48, 192]], metadata["inputs"]
+
+
+def test_also_fp32_adds_a_full_float32_engine_with_the_same_data(tmp_path):
+    """`gpu_models.py --also-fp32 ppocr-cls`: besides the TF32 engine, a
+    --no-tf32 one (ppocr-cls-fp32) that reads the same input and reference
+    files; its entry says tf32 false, which the GPU check holds to 1e-4."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    if not (REPO / "models/ppocr/cls.onnx").exists():
+        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
+    sys.path.insert(0, str(REPO / "scripts"))
+    from cuda_plan_exec import read_engine
+
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_models.py"), "--out", str(tmp_path),
+         "--models", "ppocr-cls", "--also-fp32", "ppocr-cls", "--archs", "sm_90"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    tf32, fp32 = json.loads((tmp_path / "manifest.json").read_text())
+    assert (tf32["name"], tf32["tf32"], fp32["name"], fp32["tf32"]) == \
+        ("ppocr-cls", True, "ppocr-cls-fp32", False)
+    assert (fp32["inputs"], fp32["reference"]) == (tf32["inputs"], tf32["reference"])
+    flags = {name: read_engine(tmp_path / e["engine"])[0]["cuda"]["tf32"]
+             for name, e in (("tf32", tf32), ("fp32", fp32))}
+    assert flags == {"tf32": True, "fp32": False}, flags
+
+
+def test_outputs_are_held_to_tf32s_tolerance_or_float32s():
+    """cuda_plan_exec.check: a relative L2 of 1e-3 is TF32's rounding in a
+    TF32 engine, a mismatch in a full float32 one."""
+    import sys
+
+    import numpy as np
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    from cuda_plan_exec import check
+
+    ref = {"y": np.linspace(1.0, 2.0, 100, dtype=np.float32)}
+    got = {"y": ref["y"] * np.float32(1.001)}
+    assert check("m", got, ref, tf32=True)
+    assert not check("m", got, ref, tf32=False)
+    assert check("m", {"y": ref["y"].copy()}, ref, tf32=False)

@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from argparse import Namespace
 
+import numpy as np
+import pytest
+
 from infer_cpu import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from cuda_plan_exec import check, read_engine  # noqa: E402
 
 
 def load_bench():
@@ -35,27 +43,25 @@ def test_report_counts_samples_at_batch_8(tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["batch"] == 8
 
 
+def gpu_models_of_cls(tmp_path, *flags) -> list[dict]:
+    """scripts/gpu_models.py on PP-OCR cls (sm_90 only) with `flags`: the
+    manifest it writes into tmp_path."""
+    if not (REPO / "models/ppocr/cls.onnx").exists():
+        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_models.py"), "--out", str(tmp_path),
+         "--models", "ppocr-cls", "--archs", "sm_90", *flags], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads((tmp_path / "manifest.json").read_text())
+
+
 def test_batch_engines_are_timing_only_at_that_batch(tmp_path):
     """`gpu_models.py --batch 2` (what `gpu-check.sh prepare` runs at batch 8):
     each engine is compiled at twice the input batch, named MODEL-b2, and
     travels weightless, without inputs (infer-run makes seeded ones)."""
     import lzma
-    import subprocess
-    import sys
 
-    import pytest
-
-    if not (REPO / "models/ppocr/cls.onnx").exists():
-        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
-    sys.path.insert(0, str(REPO / "scripts"))
-    from cuda_plan_exec import read_engine
-
-    result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "gpu_models.py"), "--out", str(tmp_path),
-         "--batch", "2", "--models", "ppocr-cls", "--archs", "sm_90"],
-        capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    [entry] = json.loads((tmp_path / "manifest.json").read_text())
+    [entry] = gpu_models_of_cls(tmp_path, "--batch", "2")
     assert (entry["name"], entry["batch"], entry["timing_only"], entry["inputs"]) == \
         ("ppocr-cls-b2", 2, True, {})
     engine = tmp_path / "cls-b2.engine"
@@ -68,22 +74,7 @@ def test_also_fp32_adds_a_full_float32_engine_with_the_same_data(tmp_path):
     """`gpu_models.py --also-fp32 ppocr-cls`: besides the TF32 engine, a
     --no-tf32 one (ppocr-cls-fp32) that reads the same input and reference
     files; its entry says tf32 false, which the GPU check holds to 1e-4."""
-    import subprocess
-    import sys
-
-    import pytest
-
-    if not (REPO / "models/ppocr/cls.onnx").exists():
-        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
-    sys.path.insert(0, str(REPO / "scripts"))
-    from cuda_plan_exec import read_engine
-
-    result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "gpu_models.py"), "--out", str(tmp_path),
-         "--models", "ppocr-cls", "--also-fp32", "ppocr-cls", "--archs", "sm_90"],
-        capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    tf32, fp32 = json.loads((tmp_path / "manifest.json").read_text())
+    tf32, fp32 = gpu_models_of_cls(tmp_path, "--also-fp32", "ppocr-cls")
     assert (tf32["name"], tf32["tf32"], fp32["name"], fp32["tf32"]) == \
         ("ppocr-cls", True, "ppocr-cls-fp32", False)
     assert (fp32["inputs"], fp32["reference"]) == (tf32["inputs"], tf32["reference"])
@@ -95,13 +86,6 @@ def test_also_fp32_adds_a_full_float32_engine_with_the_same_data(tmp_path):
 def test_outputs_are_held_to_tf32s_tolerance_or_float32s():
     """cuda_plan_exec.check: a relative L2 of 1e-3 is TF32's rounding in a
     TF32 engine, a mismatch in a full float32 one."""
-    import sys
-
-    import numpy as np
-
-    sys.path.insert(0, str(REPO / "scripts"))
-    from cuda_plan_exec import check
-
     ref = {"y": np.linspace(1.0, 2.0, 100, dtype=np.float32)}
     got = {"y": ref["y"] * np.float32(1.001)}
     assert check("m", got, ref, tf32=True)

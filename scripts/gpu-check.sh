@@ -5,9 +5,10 @@
 #       compiles the ONNX backend node tests (--target cuda, sm_90) and the
 #       real models (--target=cuda:sm_80,sm_90) into build-carry/, with
 #       seeded inputs and ONNX Runtime CPU reference outputs, plus the CLI11
-#       and nlohmann/json headers for building infer-run there. Engines over
-#       the GPU machine's 64 MiB transfer (MobileNetV2, ResNet-50, BERT,
-#       ViT, GPT-2) go with their weights split off (scripts/gpu_models.py). A second set
+#       and nlohmann/json headers for building infer-run there. Engines too
+#       large for the GPU machine's 64 MiB transfer (MobileNetV2, ResNet-50,
+#       BERT, ViT, GPT-2) go with their weights split off
+#       (scripts/gpu_models.py). A second set
 #       of engines, compiled with --cuda-stage-tiles (the experimental
 #       shared-memory tensor-core kernels), goes in build-carry/models-staged:
 #       the synthetic models split (their outputs are checked), PP-OCR's as

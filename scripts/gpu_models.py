@@ -19,8 +19,9 @@ OUT/manifest.json for scripts/bench/gpu.py. A model whose ONNX file is over
     xz-compressed, randomized again on the GPU machine; its outputs are not
     checked.
 
-With ``--also-fp32 NAMES`` each of those models (checked ones only) also
-gets an engine compiled with --no-tf32, NAME-fp32, that reads the same
+With ``--also-fp32 NAMES`` each of those models that travels whole (not
+split, not timing-only) also gets an engine compiled with --no-tf32,
+NAME-fp32, that reads the same
 inputs and reference outputs: on the GPU its outputs show whether a TF32
 engine's distance from ONNX Runtime is TF32's (PP-OCR det's sigmoid outputs
 were 7e-2 off in relative L2 on 2026-11-23), and its timings TF32's gain.
@@ -178,11 +179,15 @@ def main() -> int:
             name = f"{name}-b{args.batch}"
         timing_only = args.batch > 1 or path.stat().st_size > args.max_mb * 2**20
         engine = args.out / f"{name}.engine"
-        cmd = [str(args.infer_opt), str(path), f"--target=cuda:{args.archs}", "--emit=engine",
-               "-o", str(engine)] + (["--no-tf32"] if args.no_tf32 else []) + args.flag
-        for n, s in shapes.items():
-            cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
-        subprocess.run(cmd, check=True)
+
+        def compile_to(out: Path, no_tf32: bool) -> None:
+            cmd = [str(args.infer_opt), str(path), f"--target=cuda:{args.archs}",
+                   "--emit=engine", "-o", str(out)] + (["--no-tf32"] if no_tf32 else []) + args.flag
+            for n, s in shapes.items():
+                cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
+            subprocess.run(cmd, check=True)
+
+        compile_to(engine, args.no_tf32)
         rebuild = synthetic(rel, twin) if timing_only and args.batch == 1 else None
         if timing_only and not rebuild:
             stripped = args.out / f"{name}.stripped.engine"
@@ -228,8 +233,7 @@ def main() -> int:
         manifest.append(entry)
         if name in args.also_fp32.split(",") and not rebuild and not args.no_tf32:
             fp32 = args.out / f"{name}-fp32.engine"
-            subprocess.run(cmd[:cmd.index("-o") + 1] + [str(fp32), "--no-tf32"] +
-                           cmd[cmd.index("-o") + 2:], check=True)
+            compile_to(fp32, no_tf32=True)
             manifest.append({**entry, "name": f"{name}-fp32", "engine": fp32.name, "torch": None,
                              "tf32": False})
             print(f"{name}-fp32: {fp32.stat().st_size / 2**20:.1f} MB engine", file=sys.stderr)

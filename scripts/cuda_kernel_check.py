@@ -46,6 +46,8 @@ def cases(models: Path) -> dict[str, tuple[Path, list[str]]]:
         "det": (models / "ppocr/det.onnx", ["x:1x3x640x640"]),
         "rec": (models / "ppocr/rec.onnx", ["x:1x3x48x320"]),
         "cls": (models / "ppocr/cls.onnx", ["x:1x3x48x192"]),
+        "layout": (models / "rapid/layout.onnx", ["image:1x3x800x608"]),
+        "orientation": (models / "rapid/orientation.onnx", ["x:1x3x224x224"]),
     }
     for opset in (17, 18):
         synthetic = {

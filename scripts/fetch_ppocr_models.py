@@ -69,8 +69,9 @@ def sha256_of(path):
     return digest.hexdigest()
 
 
-def download_wheel(dest_dir):
-    """Download the pinned wheel into dest_dir and return its path."""
+def download_wheel(dest_dir, package=PACKAGE, version=VERSION):
+    """Download a pinned wheel (by default rapidocr's) into dest_dir and
+    return its path."""
     cmd = [
         sys.executable,
         "-m",
@@ -82,7 +83,7 @@ def download_wheel(dest_dir):
         "--quiet",
         "--dest",
         str(dest_dir),
-        f"{PACKAGE}=={VERSION}",
+        f"{package}=={version}",
     ]
     print("running:", " ".join(cmd))
     subprocess.run(cmd, check=True)

@@ -4,7 +4,8 @@
 #   scripts/import_real_models.sh [MODELS_DIR]   (default: models/)
 # INFER_OPT overrides the binary (e.g. build-asan/bin/infer-opt).
 # Fetches/generates missing models first (PP-OCR from the rapidocr wheel,
-# the synthetic architectures through scripts/make_models.py).
+# PicoDet layout and PP-LCNet orientation from RapidAI's wheels, the
+# synthetic architectures through scripts/make_models.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 models=${1:-models}
@@ -12,6 +13,7 @@ py=.venv/bin/python
 opt=${INFER_OPT:-build/bin/infer-opt}
 
 [ -f "$models/ppocr/det.onnx" ] || "$py" scripts/fetch_ppocr_models.py --out "$models/ppocr"
+[ -f "$models/rapid/orientation.onnx" ] || "$py" scripts/fetch_rapid_models.py --out "$models/rapid"
 for opset in 17 18; do
   "$py" scripts/make_models.py --out "$models/synthetic" --opset "$opset" >/dev/null
 done
@@ -21,6 +23,8 @@ cases=(
   "ppocr/det.onnx|x:1x3x640x640"
   "ppocr/rec.onnx|x:1x3x48x320"
   "ppocr/cls.onnx|x:1x3x48x192"
+  "rapid/layout.onnx|image:1x3x800x608"
+  "rapid/orientation.onnx|x:1x3x224x224"
 )
 for opset in 17 18; do
   cases+=(

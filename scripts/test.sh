@@ -116,7 +116,7 @@ if [ "$quick" -eq 0 ]; then
 
   # The default kernels on every model; the experimental shared-memory
   # tensor-core kernels (--cuda-stage-tiles) on one opset of each.
-  staged_models=det,rec,cls,resnet50-opset17,mobilenetv2-opset17,bert-base-opset17,vit-b16-opset17,gpt2-opset17
+  staged_models=det,rec,cls,layout,orientation,resnet50-opset17,mobilenetv2-opset17,bert-base-opset17,vit-b16-opset17,gpt2-opset17
   for variant in default staged; do
     if [ $variant = default ]; then
       echo "== CUDA kernels of the real models (ptxas for sm_80 and sm_90, SASS checks)"

@@ -1,6 +1,7 @@
 """Real models compiled for the CPU match ONNX Runtime (fp32: rtol 1e-3, atol 1e-4).
 
-The PP-OCR models come from scripts/fetch_ppocr_models.py (scripts/test.sh
+The PP-OCR models come from scripts/fetch_ppocr_models.py, RapidAI's layout
+and orientation models from scripts/fetch_rapid_models.py (scripts/test.sh
 fetches them); the test skips a model that is not there. The transformer
 case is a one-layer BERT-style encoder built here, because compiling the
 full-size synthetic models embeds ~0.5 GB of weights in the code and takes
@@ -37,6 +38,23 @@ def test_ppocr(name, rng, tmp_path):
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/fetch_ppocr_models.py")
     inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
+    check(path, inputs, tmp_path)
+
+
+# RapidAI's PicoDet layout detector (its input is fixed at 800 x 608) and
+# PP-LCNet orientation classifier (scripts/fetch_rapid_models.py).
+RAPID = {
+    "layout": {"image": (1, 3, 800, 608)},
+    "orientation": {"x": (1, 3, 224, 224)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAPID))
+def test_rapid(name, rng, tmp_path):
+    path = MODELS / "rapid" / f"{name}.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/fetch_rapid_models.py")
+    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in RAPID[name].items()}
     check(path, inputs, tmp_path)
 
 

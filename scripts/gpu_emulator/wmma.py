@@ -12,6 +12,18 @@ from .ir import Op, prop
 from .memory import View
 
 
+def to_tf32(x: np.ndarray, mode: str) -> np.ndarray:
+    """float32 values with TF32's 10-bit mantissa: rounded to nearest, ties
+    away from zero ("rna", PTX's cvt.rna.tf32.f32: half of the dropped
+    bits' range added to the magnitude, then dropped), or truncated
+    ("truncate"). Infinities and NaNs pass unchanged."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    if mode == "rna":
+        bits = bits + np.uint32(0x1000)
+    rounded = (bits & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isfinite(x), rounded, x).astype(np.float32)
+
+
 class WmmaOps:
     """Run's handlers of the WMMA ops."""
 
@@ -69,9 +81,11 @@ class WmmaOps:
                 raise EmulationError(f"{op.name}: {attribute} does not match how {operand} "
                                      "was loaded")
         # Each step's products and sum exact, then rounded to the float32
-        # accumulator, as the tensor cores do (TF32 rounding of the inputs
-        # is not modeled).
+        # accumulator, as the tensor cores do; the inputs first rounded to
+        # TF32 if the emulator was asked to (Emulator's tf32).
         a, b, c = ins
+        if self.emulator.tf32:
+            a, b = to_tf32(a, self.emulator.tf32), to_tf32(b, self.emulator.tf32)
         return (c.astype(np.float64) + a.astype(np.float64) @ b).astype(np.float32)
 
     def op_gpu_subgroup_mma_constant_matrix(self, op, ins, mask):

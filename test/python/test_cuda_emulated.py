@@ -605,3 +605,40 @@ def test_a_single_short_row_is_one_kernel(tmp_path):
     _, plan, _, _ = read_engine(tmp_path / "one_row.engine")
     launches = [(l["strategy"], l["grid"]) for l in plan["launches"]]
     assert launches == [("rows", [1, 1, 1])] * 2, launches
+
+
+def test_tf32_modes_of_the_emulator(tmp_path):
+    """The emulator's TF32 modes (what the GPU's tensor cores compute): a
+    MatMul of positive values over k = 256, its inputs rounded to nearest
+    (rna, as the kernels' cvt.rna.tf32.f32: unbiased, errors cancel) or
+    truncated (each product low by half a TF32 ulp on average: the error
+    adds up, a relative 2^-11 ~ 5e-4 of every output), against float64."""
+    from gpu_emulator.wmma import to_tf32
+
+    one = np.float32(1.0)
+    ulp = np.float32(2.0 ** -10)
+    values = np.array([one + ulp / 2, one + ulp / 4, -(one + ulp / 2), np.inf, np.nan], np.float32)
+    np.testing.assert_array_equal(to_tf32(values, "rna"), [one + ulp, one, -(one + ulp), np.inf,
+                                                           np.nan])
+    np.testing.assert_array_equal(to_tf32(values, "truncate"), [one, one, -one, np.inf, np.nan])
+
+    model = parser.parse_model("""
+        <ir_version: 8, opset_import: ["" : 17]>
+        product (float[64,256] a, float[256,64] b) => (float[64,64] c) {
+          c = MatMul(a, b)
+        }""")
+    onnx_path, engine, dump = tmp_path / "p.onnx", tmp_path / "p.engine", tmp_path / "k"
+    onnx.save(model, str(onnx_path))
+    subprocess.run([str(INFER_OPT), str(onnx_path), "--target=cuda:sm_90", "--emit=engine", "-o",
+                    str(engine), "--dump-kernels", str(dump)], check=True)
+    rng = np.random.default_rng(0)
+    inputs = {"a": rng.random((64, 256), dtype=np.float32),
+              "b": rng.random((256, 64), dtype=np.float32)}
+    exact = inputs["a"].astype(np.float64) @ inputs["b"]
+    errors = {}
+    for mode in (None, "rna", "truncate"):
+        [got] = emulate(engine, dump / "kernels.mlir", inputs, tf32=mode).values()
+        errors[mode] = float(np.mean((got - exact) / exact))
+    assert abs(errors[None]) < 1e-7, errors
+    assert 1e-7 < abs(errors["rna"]) < 1e-4, errors
+    assert -7e-4 < errors["truncate"] < -3e-4, errors

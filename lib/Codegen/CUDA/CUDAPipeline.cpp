@@ -133,6 +133,7 @@ void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // One pointer per buffer: what the runtime passes.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createRoundTF32Pass()); // TF32 fragments rounded, not truncated.
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -159,6 +159,9 @@ std::unique_ptr<Pass> createPadsInPlacePass();
 /// infer-cuda-guarded-pad-reads (GuardedPadReads.cpp, on tensors): a short
 /// reduction reads its padded input through bounds checks instead.
 std::unique_ptr<Pass> createGuardedPadReadsPass();
+/// infer-nvvm-round-tf32 (RoundTF32.cpp, on the kernels in NVVM): TF32 A
+/// and B fragments rounded to nearest (cvt.rna.tf32.f32) before the product.
+std::unique_ptr<Pass> createRoundTF32Pass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

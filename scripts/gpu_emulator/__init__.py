@@ -31,7 +31,7 @@ TF32: by default a WMMA product's inputs are exact (products exact, each
 step's sum rounded to the float32 accumulator), so that results can be held
 to float32's tolerance. ``Emulator(text, tf32="rna")`` rounds A's and B's
 elements to TF32 first, to nearest with ties away from zero, as the kernels'
-cvt.rna.tf32.f32 does (buildCUDALoweringPipeline's infer-nvvm-round-tf32);
+cvt.rna.tf32.f32 does (withTF32Rounding, lib/Codegen/CUDA/RoundTF32.cpp);
 ``tf32="truncate"`` drops their 13 low mantissa bits instead, what the
 tensor cores make of unconverted float32 operands. Either predicts a TF32
 engine's distance from float32 on a GPU.

@@ -56,4 +56,32 @@ TEST(Ptxas, AHintIsNotRepeatedAndUnknownKernelsAreSkipped) {
   EXPECT_EQ(withOneBlockPerSM(kTwoKernels, {"kernel_7"}), kTwoKernels);
 }
 
+TEST(Ptxas, TF32FragmentsAreRoundedInPlaceAfterTheirLoads) {
+  const char *ptx = "\twmma.load.a.sync.aligned.row.m16n16k8.global.tf32 \t{%r1, %r2, %r3, %r4}, "
+                    "[%rd1], %r9;\n"
+                    "\t@%p2 wmma.load.b.sync.aligned.col.m16n16k8.shared.tf32 \t{%r5, %r6, %r7, "
+                    "%r8}, [%rd2], %r9;\n"
+                    "\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 \t{%f1, %f2, %f3, %f4, "
+                    "%f5, %f6, %f7, %f8}, [%rd3], %r9;\n"
+                    "\twmma.load.a.sync.aligned.row.m16n16k16.global.f16 \t{%r10}, [%rd4], %r9;\n"
+                    "\tret;\n";
+  std::string rounded = withTF32Rounding(ptx);
+  // A's four registers after A's load; B's, under B's predicate, after B's.
+  EXPECT_NE(rounded.find("[%rd1], %r9;\n\tcvt.rna.tf32.f32 \t%r1, %r1;\n"
+                         "\tcvt.rna.tf32.f32 \t%r2, %r2;\n\tcvt.rna.tf32.f32 \t%r3, %r3;\n"
+                         "\tcvt.rna.tf32.f32 \t%r4, %r4;\n\t@%p2 wmma.load.b"),
+            std::string::npos)
+      << rounded;
+  EXPECT_NE(rounded.find("[%rd2], %r9;\n\t@%p2 cvt.rna.tf32.f32 \t%r5, %r5;\n"), std::string::npos)
+      << rounded;
+  // Eight conversions in all: none for the accumulator or float16 loads.
+  size_t count = 0;
+  for (size_t at = rounded.find("cvt.rna"); at != std::string::npos;
+       at = rounded.find("cvt.rna", at + 1))
+    ++count;
+  EXPECT_EQ(count, 8u);
+  EXPECT_TRUE(llvm::StringRef(rounded).ends_with("[%rd4], %r9;\n\tret;\n"));
+  EXPECT_EQ(withTF32Rounding("\tret;\n"), "\tret;\n");
+}
+
 } // namespace

@@ -133,7 +133,6 @@ void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // One pointer per buffer: what the runtime passes.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-  kernels.addPass(createRoundTF32Pass()); // TF32 fragments rounded, not truncated.
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
@@ -223,7 +222,8 @@ LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOpti
     return module.emitError("internal: no GPU binary was produced");
   gpu::BinaryOp binaryOp = *binaries.begin();
   auto object = cast<gpu::ObjectAttr>(binaryOp.getObjects()[0]);
-  artifacts.ptx = object.getObject().str();
+  // TF32 fragments rounded to nearest, after LLVM's optimizations (RoundTF32.cpp).
+  artifacts.ptx = withTF32Rounding(object.getObject());
   for (const std::string &arch : options.archs) {
     std::string cubin, log;
     if (!assemblePTX(ptxas, artifacts.ptx, arch, cubin, log))

@@ -637,5 +637,4 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createReshapesAsViewsPass(); });
   registerPass([] { return createPadsInPlacePass(); });
   registerPass([] { return createGuardedPadReadsPass(); });
-  registerPass([] { return createRoundTF32Pass(); });
 }

@@ -128,6 +128,12 @@ llvm::SmallVector<std::string> spillingKernels(llvm::StringRef log);
 /// `kernels` that has none (PTX's form of nvvm.minctasm).
 std::string withOneBlockPerSM(llvm::StringRef ptx, llvm::ArrayRef<std::string> kernels);
 
+/// `ptx` with a cvt.rna.tf32.f32 in place on each register of each TF32 A
+/// or B fragment load (wmma.load.{a,b}...tf32), right after the load
+/// (RoundTF32.cpp): the tensor cores get TF32 values rounded to nearest,
+/// not float32 bits to truncate.
+std::string withTF32Rounding(llvm::StringRef ptx);
+
 std::unique_ptr<Pass> createStaticReshapesPass();
 std::unique_ptr<Pass> createAlignContractionsPass();
 std::unique_ptr<Pass> createSplitContractionsPass();
@@ -159,9 +165,6 @@ std::unique_ptr<Pass> createPadsInPlacePass();
 /// infer-cuda-guarded-pad-reads (GuardedPadReads.cpp, on tensors): a short
 /// reduction reads its padded input through bounds checks instead.
 std::unique_ptr<Pass> createGuardedPadReadsPass();
-/// infer-nvvm-round-tf32 (RoundTF32.cpp, on the kernels in NVVM): TF32 A
-/// and B fragments rounded to nearest (cvt.rna.tf32.f32) before the product.
-std::unique_ptr<Pass> createRoundTF32Pass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

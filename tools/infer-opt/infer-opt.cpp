@@ -69,6 +69,7 @@ struct Options {
   std::string cpu = "native";
   std::string target = "cpu";
   bool allowTF32 = true;
+  bool tf32Asked = false; // --allow-tf32 given, not only defaulted.
   bool stageTiles = false;
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
@@ -477,7 +478,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk : kExitBadInput;
 }
 
-int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
+int runONNX(Options opts, const std::vector<std::string> &commandLine) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
   for (const std::string &flag : opts.inputShapes) {
@@ -520,6 +521,22 @@ int runONNX(const Options &opts, const std::vector<std::string> &commandLine) {
       llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
                    << arch << " does not have: target sm_80 or newer\n";
       return kExitBadInput;
+    }
+  // TF32 tensor cores are sm_80's and newer's, and the kernels are made once,
+  // for the lowest architecture: with an older one in the list, float32
+  // contractions stay in full float32 (what LLVM could not compile before).
+  for (const std::string &arch : cudaArchs)
+    if (opts.allowTF32 && std::stoi(arch.substr(3)) < 80) {
+      if (opts.tf32Asked) {
+        llvm::errs() << "infer-opt: error: --allow-tf32: " << arch
+                     << " has no TF32 tensor cores (sm_80 and newer have): leave it out of "
+                        "--target, or leave out --allow-tf32\n";
+        return kExitBadInput;
+      }
+      llvm::errs() << "infer-opt: note: " << arch
+                   << " has no TF32 tensor cores: float32 matmuls and convolutions run in full "
+                      "float32 (as with --no-tf32)\n";
+      opts.allowTF32 = false;
     }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
@@ -725,9 +742,11 @@ int main(int argc, char **argv) {
                  "architecture plus PTX of the lowest for newer GPUs; needs the CUDA toolkit's "
                  "ptxas, found through CUDA_PATH, PATH or /usr/local/cuda)")
       ->capture_default_str();
-  app.add_flag("--allow-tf32,!--no-tf32", opts.allowTF32,
-               "CUDA: let float32 matmuls and convolutions use TF32 tensor cores (the default, as "
-               "in TensorRT); --no-tf32 keeps them in full float32");
+  CLI::Option *tf32 = app.add_flag(
+      "--allow-tf32,!--no-tf32", opts.allowTF32,
+      "CUDA: let float32 matmuls and convolutions use TF32 tensor cores, their inputs rounded to "
+      "TF32 (the default, as in TensorRT; off when --target names an architecture older than "
+      "sm_80, which has none); --no-tf32 keeps them in full float32");
   app.add_flag("--cuda-stage-tiles", opts.stageTiles,
                "CUDA, experimental: tensor-core kernels stage A and B tiles in shared memory "
                "(16-byte loads, blocks of up to 64x64, several fragments a warp) instead of "
@@ -763,6 +782,7 @@ int main(int argc, char **argv) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  opts.tf32Asked = tf32->count() > 0 && opts.allowTF32;
   if (opts.inspect)
     return inspectEngine(opts.input);
   std::vector<std::string> commandLine(argv + 1, argv + argc);

@@ -38,14 +38,34 @@
 using namespace mlir;
 using namespace mlir::infer;
 
+/// The architectures both LLVM 22's NVPTX back end and CUDA 13's ptxas
+/// know, each with the PTX ISA version LLVM is asked for (`+ptxNN`): the
+/// lowest that LLVM accepts for it (sm_90 and older get 8.0, as before).
+/// Any other number made LLVM warn and ptxas fail, or LLVM abort (sm_95,
+/// or sm_121 at PTX 8.7); sm_101 is CUDA 13's sm_110.
+static constexpr std::pair<unsigned, const char *> kCUDAArchs[] = {
+    {75, "+ptx80"},  {80, "+ptx80"},  {86, "+ptx80"},  {87, "+ptx80"},
+    {88, "+ptx90"},  {89, "+ptx80"},  {90, "+ptx80"},  {100, "+ptx86"},
+    {103, "+ptx88"}, {110, "+ptx90"}, {120, "+ptx87"}, {121, "+ptx88"}};
+
+static const char *ptxFeaturesOf(unsigned number) {
+  for (auto [known, features] : kCUDAArchs)
+    if (known == number)
+      return features;
+  return nullptr;
+}
+
 std::string mlir::infer::checkCUDAArch(const std::string &arch) {
   StringRef name(arch);
   unsigned number = 0;
   if (!name.consume_front("sm_") || name.getAsInteger(10, number))
     return "'" + arch + "' is not a CUDA architecture; expected sm_XY, e.g. sm_80 or sm_90";
-  // CUDA 13's ptxas assembles sm_75 and newer.
-  if (number < 75 || number > 121)
-    return "architecture '" + arch + "' is not supported: use sm_75 to sm_121";
+  if (!ptxFeaturesOf(number)) {
+    std::string known;
+    for (auto [n, features] : kCUDAArchs)
+      known += (known.empty() ? "sm_" : ", sm_") + std::to_string(n);
+    return "architecture '" + arch + "' is not supported: use one of " + known;
+  }
   return "";
 }
 
@@ -69,13 +89,12 @@ void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
 }
 
 /// The PTX ISA version an architecture needs (LLVM's NVPTX defaults to one
-/// too old for sm_90).
+/// too old for sm_90); checkCUDAArch let only known ones through.
 static std::string ptxFeatures(const std::string &arch) {
   unsigned number = 0;
   StringRef(arch).drop_front(3).getAsInteger(10, number);
-  if (number >= 120) return "+ptx87";
-  if (number >= 100) return "+ptx86";
-  return "+ptx80";
+  const char *features = ptxFeaturesOf(number);
+  return features ? features : "+ptx80";
 }
 
 void mlir::infer::addCUDATensorRewrites(OpPassManager &pm, const CUDACodegenOptions &options) {

@@ -642,3 +642,29 @@ def test_tf32_modes_of_the_emulator(tmp_path):
     assert abs(errors[None]) < 1e-7, errors
     assert 1e-7 < abs(errors["rna"]) < 1e-4, errors
     assert -7e-4 < errors["truncate"] < -3e-4, errors
+
+
+def test_tf32_accuracy_script(tmp_path):
+    """scripts/tf32_accuracy.py on PP-OCR cls: exact products match ONNX
+    Runtime to float32's precision, TF32 ones are further off but within
+    TF32's (both ways); an unknown model or mode is refused."""
+    import json
+
+    script = REPO / "scripts" / "tf32_accuracy.py"
+    bad = subprocess.run([sys.executable, str(script), "--modes", "fast"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "--modes takes exact, rna, truncate" in bad.stderr
+    bad = subprocess.run([sys.executable, str(script), "--models", "nope"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "unknown models ['nope']" in bad.stderr
+    if not (REPO / "models/ppocr/cls.onnx").exists():
+        pytest.skip("models/ppocr/cls.onnx not fetched (scripts/fetch_ppocr_models.py)")
+    subprocess.run([sys.executable, str(script), "--models", "ppocr-cls", "--json",
+                    str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")],
+                   check=True, capture_output=True)
+    [result] = json.loads((tmp_path / "r.json").read_text())["models"]
+    errors = {mode: next(iter(r["outputs"].values()))["rel_l2"]
+              for mode, r in result["modes"].items()}
+    assert errors["exact"] < 1e-6, errors
+    assert 1e-5 < errors["rna"] < 1e-2 and 1e-5 < errors["truncate"] < 1e-2, errors
+    assert "| ppocr-cls | " in (tmp_path / "r.md").read_text()

@@ -32,29 +32,24 @@ def check(path: Path, inputs: dict[str, np.ndarray], tmp_path: Path):
     check_against_onnxruntime(path, inputs, tmp_path, rtol=1e-3, atol=1e-4)
 
 
-@pytest.mark.parametrize("name", sorted(PPOCR))
-def test_ppocr(name, rng, tmp_path):
-    path = MODELS / "ppocr" / f"{name}.onnx"
-    if not path.exists():
-        pytest.skip(f"{path} missing: run scripts/fetch_ppocr_models.py")
-    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in PPOCR[name].items()}
-    check(path, inputs, tmp_path)
-
-
 # RapidAI's PicoDet layout detector (its input is fixed at 800 x 608) and
 # PP-LCNet orientation classifier (scripts/fetch_rapid_models.py).
 RAPID = {
     "layout": {"image": (1, 3, 800, 608)},
     "orientation": {"x": (1, 3, 224, 224)},
 }
+# (directory under models/, name, input shapes, the script that fetches it)
+FETCHED = [("ppocr", name, shapes, "fetch_ppocr_models.py") for name, shapes in PPOCR.items()] + \
+    [("rapid", name, shapes, "fetch_rapid_models.py") for name, shapes in RAPID.items()]
 
 
-@pytest.mark.parametrize("name", sorted(RAPID))
-def test_rapid(name, rng, tmp_path):
-    path = MODELS / "rapid" / f"{name}.onnx"
+@pytest.mark.parametrize("folder,name,shapes,fetch", FETCHED,
+                         ids=[f"{folder}-{name}" for folder, name, _, _ in FETCHED])
+def test_fetched_model(folder, name, shapes, fetch, rng, tmp_path):
+    path = MODELS / folder / f"{name}.onnx"
     if not path.exists():
-        pytest.skip(f"{path} missing: run scripts/fetch_rapid_models.py")
-    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in RAPID[name].items()}
+        pytest.skip(f"{path} missing: run scripts/{fetch}")
+    inputs = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
     check(path, inputs, tmp_path)
 
 

@@ -6,8 +6,9 @@
 // element with __float_to_tf32 (cvt.rna.tf32.f32: round to nearest, ties
 // away from zero) first, as CUTLASS does. Raw float32 bits went to the
 // tensor cores before; what they make of the 13 low mantissa bits is not
-// specified, and dropping them (truncation toward zero) is the usual
-// reading. Truncation biases every product low by half a TF32 ulp on
+// specified, but ptxas assembles cvt.rna.tf32.f32 as an add of half a TF32
+// ulp with no masking after it, relying on HMMA to drop them: truncation
+// toward zero. Truncation biases every product low by half a TF32 ulp on
 // average, and over a network's depth that bias adds up where rounding
 // errors cancel: in the kernel emulator's TF32 modes
 // (scripts/gpu_emulator/, tf32="truncate" or "rna"), ResNet-50 is 8.8e-3

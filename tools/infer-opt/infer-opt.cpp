@@ -190,18 +190,23 @@ void printReport(const infer::CPUArtifacts &a, raw_ostream &os) {
   uint64_t weightBytes = 0;
   for (const auto &w : a.weights)
     weightBytes += w.bytes.size();
+  // A model whose tensors all live in its inputs and outputs has bounds of
+  // 0 and the arena's 64-byte minimum: no percentage of 0.
   auto percent = [](uint64_t part, uint64_t whole) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.1f%%", whole ? 100.0 * part / whole : 100.0);
+    if (!whole)
+      return std::string("no buffer lives in the arena (").append(std::to_string(part)) +
+             " bytes: its minimum)";
+    char text[64];
+    std::snprintf(text, sizeof(text), "arena is %.1f%% of it", 100.0 * part / whole);
     return std::string(text);
   };
   os << "memory plan:\n"
      << "  arena (peak)      " << a.arenaBytes << " bytes (" << formatBytes(a.arenaBytes) << "), "
      << a.arenaBuffers << " buffers\n"
      << "  lower bound       " << a.arenaLowerBound << " bytes (" << formatBytes(a.arenaLowerBound)
-     << "): arena is " << percent(a.arenaBytes, a.arenaLowerBound) << " of it\n"
+     << "): " << percent(a.arenaBytes, a.arenaLowerBound) << "\n"
      << "  without reuse     " << a.arenaNoReuse << " bytes (" << formatBytes(a.arenaNoReuse)
-     << "): arena is " << percent(a.arenaBytes, a.arenaNoReuse) << " of it\n"
+     << "): " << percent(a.arenaBytes, a.arenaNoReuse) << "\n"
      << "  weights           " << weightBytes << " bytes (" << formatBytes(weightBytes) << ") in "
      << a.weights.size() << " tensors, shared by all contexts\n";
 }

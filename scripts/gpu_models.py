@@ -75,6 +75,21 @@ def synthetic(rel: str, twin: str | None) -> dict | None:
     return {"model": twin, "opset": int(name.rsplit("-opset", 1)[1]), "onnx": Path(rel).name}
 
 
+def seeded_inputs(session, shapes: dict, rng) -> dict[str, np.ndarray]:
+    """An input for each of the ONNX Runtime `session`'s, of `shapes`: floats
+    normal, attention masks and token type ids 0/1, token ids in [0, 1000)."""
+    inputs = {}
+    for meta in session.get_inputs():
+        shape = shapes[meta.name]
+        if "int64" not in meta.type:
+            inputs[meta.name] = rng.standard_normal(shape).astype(np.float32)
+        elif meta.name in ("attention_mask", "token_type_ids"):
+            inputs[meta.name] = rng.integers(0, 2, size=shape, dtype=np.int64)
+        else:  # token ids
+            inputs[meta.name] = rng.integers(0, 1000, size=shape, dtype=np.int64)
+    return inputs
+
+
 def save_reference(session, root: Path, entry: dict) -> dict:
     """ONNX Runtime's outputs for the entry's inputs, saved next to them."""
     feeds = {k: np.load(root / f) for k, f in entry["inputs"].items()}
@@ -204,16 +219,9 @@ def main() -> int:
             continue
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         inputs = {}
-        for meta in session.get_inputs():
-            shape = shapes[meta.name]
-            if "int64" not in meta.type:
-                value = rng.standard_normal(shape).astype(np.float32)
-            elif meta.name in ("attention_mask", "token_type_ids"):
-                value = rng.integers(0, 2, size=shape, dtype=np.int64)
-            else:  # token ids
-                value = rng.integers(0, 1000, size=shape, dtype=np.int64)
-            inputs[meta.name] = f"{name}.in.{meta.name}.npy"
-            np.save(args.out / inputs[meta.name], value)
+        for input_name, value in seeded_inputs(session, shapes, rng).items():
+            inputs[input_name] = f"{name}.in.{input_name}.npy"
+            np.save(args.out / inputs[input_name], value)
         entry = {"name": name, "engine": engine.name, "inputs": inputs, "reference": {},
                  "torch": twin, "batch": args.batch}
         if not rebuild:  # Split engines get their references where they are rebuilt.

@@ -36,22 +36,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from cuda_plan_exec import emulate  # noqa: E402
-from gpu_models import MODELS  # noqa: E402
+from gpu_models import MODELS, seeded_inputs  # noqa: E402
 
 MODES = ("exact", "rna", "truncate")
-
-
-def seeded_inputs(session, shapes: dict, rng) -> dict[str, np.ndarray]:
-    inputs = {}
-    for meta in session.get_inputs():
-        shape = shapes[meta.name]
-        if "int64" not in meta.type:
-            inputs[meta.name] = rng.standard_normal(shape).astype(np.float32)
-        elif meta.name in ("attention_mask", "token_type_ids"):
-            inputs[meta.name] = rng.integers(0, 2, size=shape, dtype=np.int64)
-        else:
-            inputs[meta.name] = rng.integers(0, 1000, size=shape, dtype=np.int64)
-    return inputs
 
 
 def measure(name: str, path: Path, shapes: dict, modes: list[str], infer_opt: Path) -> dict:

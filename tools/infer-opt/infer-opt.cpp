@@ -521,28 +521,30 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
                     "use it with --target=cuda:... and without --no-tf32\n";
     return kExitBadInput;
   }
-  for (const std::string &arch : cudaArchs)
-    if (opts.stageTiles && std::stoi(arch.substr(3)) < 80) { // parseTarget checked "sm_N".
-      llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
-                   << arch << " does not have: target sm_80 or newer\n";
+  // cp.async and TF32 tensor cores are sm_80's and newer's, and the kernels
+  // are made once, for the lowest architecture of the list.
+  auto preAmpere = llvm::find_if(cudaArchs, [](const std::string &arch) {
+    return std::stoi(arch.substr(3)) < 80; // parseTarget checked "sm_N".
+  });
+  if (preAmpere != cudaArchs.end() && opts.stageTiles) {
+    llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
+                 << *preAmpere << " does not have: target sm_80 or newer\n";
+    return kExitBadInput;
+  }
+  // With an older one in the list, float32 contractions stay in full float32
+  // (LLVM could not compile TF32 for it).
+  if (preAmpere != cudaArchs.end() && opts.allowTF32) {
+    if (opts.tf32Asked) {
+      llvm::errs() << "infer-opt: error: --allow-tf32: " << *preAmpere
+                   << " has no TF32 tensor cores (sm_80 and newer have): leave it out of "
+                      "--target, or leave out --allow-tf32\n";
       return kExitBadInput;
     }
-  // TF32 tensor cores are sm_80's and newer's, and the kernels are made once,
-  // for the lowest architecture: with an older one in the list, float32
-  // contractions stay in full float32 (what LLVM could not compile before).
-  for (const std::string &arch : cudaArchs)
-    if (opts.allowTF32 && std::stoi(arch.substr(3)) < 80) {
-      if (opts.tf32Asked) {
-        llvm::errs() << "infer-opt: error: --allow-tf32: " << arch
-                     << " has no TF32 tensor cores (sm_80 and newer have): leave it out of "
-                        "--target, or leave out --allow-tf32\n";
-        return kExitBadInput;
-      }
-      llvm::errs() << "infer-opt: note: " << arch
-                   << " has no TF32 tensor cores: float32 matmuls and convolutions run in full "
-                      "float32 (as with --no-tf32)\n";
-      opts.allowTF32 = false;
-    }
+    llvm::errs() << "infer-opt: note: " << *preAmpere
+                 << " has no TF32 tensor cores: float32 matmuls and convolutions run in full "
+                    "float32 (as with --no-tf32)\n";
+    opts.allowTF32 = false;
+  }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;

@@ -173,6 +173,16 @@ def case_reductions_softmax_norms(rng):
     return m, {"x": weight(rng, 2, 5, 6, scale=2)}
 
 
+def case_instance_norm(rng):
+    """Each (n, c) normalized over its spatial dims, scale and bias per
+    channel; 2-D and 1-D maps."""
+    nodes = [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3),
+             helper.make_node("InstanceNormalization", ["v", "s", "b"], ["z"])]
+    m = model(nodes, [("x", F, [2, 3, 5, 7]), ("v", F, [1, 3, 9])], [("y", F), ("z", F)],
+              [("s", weight(rng, 3)), ("b", weight(rng, 3))])
+    return m, {"x": weight(rng, 2, 3, 5, 7, scale=2) + 1, "v": weight(rng, 1, 3, 9)}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]
@@ -207,6 +217,26 @@ def case_data_movement(rng):
     ]
     m = model(nodes, [("x", F, [2, 3, 4])], [("y", F), ("e", F)], inits)
     return m, {"x": weight(rng, 2, 3, 4, scale=1)}
+
+
+def case_pad_modes(rng):
+    """Edge, reflect and wrap padding, and a constant Pad that also crops
+    (negative pads), each reading the input at computed indices."""
+    nodes = [
+        helper.make_node("Pad", ["x", "p_edge"], ["e"], mode="edge"),
+        helper.make_node("Pad", ["e", "p_reflect"], ["r"], mode="reflect"),
+        helper.make_node("Pad", ["r", "p_wrap"], ["w"], mode="wrap"),
+        helper.make_node("Pad", ["w", "p_crop", "pv"], ["y"], mode="constant"),
+    ]
+    inits = [
+        ("p_edge", np.array([0, 0, 1, 2, 0, 0, 2, 0], np.int64)),
+        ("p_reflect", np.array([0, 0, 2, 1, 0, 0, 1, 3], np.int64)),
+        ("p_wrap", np.array([0, 0, 4, 0, 0, 0, 0, -1], np.int64)),
+        ("p_crop", np.array([0, -1, 1, -2, 0, 0, -3, 1], np.int64)),
+        ("pv", np.array(0.75, np.float32)),
+    ]
+    m = model(nodes, [("x", F, [2, 3, 4, 5])], [("y", F)], inits, opset=19)
+    return m, {"x": weight(rng, 2, 3, 4, 5, scale=1)}
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

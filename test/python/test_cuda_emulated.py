@@ -82,6 +82,9 @@ MODELS = {
     # tensor.empty.
     "hardswish_chain": (INPUTS / "hardswish_chain.onnxtext", {}),
     "se_block": (INPUTS / "se_block.onnxtext", {}),
+    # Edge, wrap, cropping constant and reflect Pads (computed, clamped
+    # indices), a convolution over the reflected map.
+    "pad_modes": (INPUTS / "pad_modes.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

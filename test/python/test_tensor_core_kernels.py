@@ -368,3 +368,16 @@ def test_emulator_catches_a_k_tail_read_before_its_warp_barrier(tmp_path):
     arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
     with pytest.raises(EmulationError, match="warp barrier"):
         run_launches(broken, arrays)
+
+
+def test_emulator_accepts_the_same_nan_copied_by_two_warps(tmp_path):
+    """Threads past the tile's copies are clamped to its last one, so
+    several warps copy the same bytes to the same place: harmless, and so
+    must it be when those bytes are a NaN (a grown tile's unused columns
+    hold whatever the arena held). The race check compares bits, not
+    values, which a NaN never equals."""
+    text, shapes, _ = CASES["columns_past_n"]
+    generic = compile_kernels(tmp_path, text, stage=True)
+    arrays = [np.full(int(np.prod(s)), np.nan, np.float32) for s in shapes]
+    run_launches(generic, arrays)
+    assert np.isnan(arrays[2]).all()

@@ -158,6 +158,49 @@ struct SoftmaxLowering : public OpRewritePattern<OpTy> {
   }
 };
 
+/// x - mean and 1 / sqrt(var + eps) over `axes` (the latter with them kept
+/// as 1s): what layer and instance norms scale.
+std::pair<Value, Value> centeredAndInvStd(OpBuilder &b, Location loc, Value input,
+                                          ArrayRef<int64_t> axes, double eps) {
+  auto x = cast<RankedTensorType>(input.getType());
+  Type et = x.getElementType();
+  double count = 1;
+  for (int64_t a : axes)
+    count *= x.getDimSize(a);
+  auto divCount = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+  };
+  Value sum = reduce(b, loc, input, axes, true, 0.0, addF);
+  Value mean = buildElementwise(b, loc, cast<RankedTensorType>(sum.getType()), sum, divCount);
+  Value centered = buildElementwise(b, loc, x, ValueRange{input, mean},
+                                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      return arith::SubFOp::create(b, l, a[0], a[1]);
+                                    });
+  Value sq = reduce(b, loc, centered, axes, true, 0.0,
+                    [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, v, v));
+                    });
+  Value invStd = buildElementwise(b, loc, cast<RankedTensorType>(sq.getType()), sq,
+                                  [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                    Value var = arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+                                    Value v = arith::AddFOp::create(b, l, var, scalarConstant(b, l, et, eps));
+                                    return math::RsqrtOp::create(b, l, v);
+                                  });
+  return {centered, invStd};
+}
+
+/// centered * invStd * scale (+ bias), the parameters broadcast as numpy does.
+Value scaleNormalized(OpBuilder &b, Location loc, RankedTensorType x, Value centered,
+                      Value invStd, Value scale, Value bias) {
+  SmallVector<Value> inputs = {centered, invStd, scale};
+  if (bias)
+    inputs.push_back(bias);
+  return buildElementwise(b, loc, x, inputs, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    Value y = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+    return a.size() > 3 ? Value(arith::AddFOp::create(b, l, y, a[3])) : y;
+  });
+}
+
 /// y = (x - mean) / sqrt(var + eps) * scale + bias over the dims from axis.
 struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -165,43 +208,40 @@ struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     RankedTensorType x = op.getType();
-    Type et = x.getElementType();
-    if (!isa<FloatType>(et))
+    if (!isa<FloatType>(x.getElementType()))
       return rewriter.notifyMatchFailure(op, "integer layer norm");
-    Location loc = op.getLoc();
     SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(op.getAxis(), x.getRank()));
-    double count = 1;
-    for (int64_t a : axes)
-      count *= x.getDimSize(a);
-    double eps = op.getEpsilon().convertToDouble();
-    auto divCount = [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-      return arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
+    auto [centered, invStd] = centeredAndInvStd(rewriter, op.getLoc(), op.getInput(), axes,
+                                                op.getEpsilon().convertToDouble());
+    rewriter.replaceOp(op, scaleNormalized(rewriter, op.getLoc(), x, centered, invStd,
+                                           op.getScale(), op.getBias()));
+    return success();
+  }
+};
+
+/// Instance norm: a layer norm of each (n, c) over the spatial dims, its
+/// scale and bias per channel (dim 1: read as [C, 1, ...] to broadcast).
+struct InstanceNormLowering : public OpRewritePattern<InstanceNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(InstanceNormOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    if (!isa<FloatType>(x.getElementType()) || x.getRank() < 3)
+      return rewriter.notifyMatchFailure(op, "integer or rank < 3 instance norm");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, x.getRank()));
+    auto [centered, invStd] = centeredAndInvStd(rewriter, loc, op.getInput(), axes,
+                                                op.getEpsilon().convertToDouble());
+    SmallVector<int64_t> perChannel(x.getRank() - 1, 1);
+    perChannel[0] = x.getDimSize(1);
+    auto channelType = RankedTensorType::get(perChannel, x.getElementType());
+    SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, x.getRank() - 1))};
+    auto alongDim1 = [&](Value v) -> Value {
+      return tensor::ExpandShapeOp::create(rewriter, loc, channelType, v, all);
     };
-    Value sum = reduce(rewriter, loc, op.getInput(), axes, true, 0.0, addF);
-    Value mean = buildElementwise(rewriter, loc, cast<RankedTensorType>(sum.getType()), sum, divCount);
-    Value centered = buildElementwise(rewriter, loc, x, ValueRange{op.getInput(), mean},
-                                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                        return arith::SubFOp::create(b, l, a[0], a[1]);
-                                      });
-    Value sq = reduce(rewriter, loc, centered, axes, true, 0.0,
-                      [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-                        return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, v, v));
-                      });
-    Value invStd = buildElementwise(rewriter, loc, cast<RankedTensorType>(sq.getType()), sq,
-                                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                      Value var = arith::DivFOp::create(b, l, a[0], scalarConstant(b, l, et, count));
-                                      Value v = arith::AddFOp::create(b, l, var, scalarConstant(b, l, et, eps));
-                                      return math::RsqrtOp::create(b, l, v);
-                                    });
-    SmallVector<Value> inputs = {centered, invStd, op.getScale()};
-    if (op.getBias())
-      inputs.push_back(op.getBias());
-    Value result = buildElementwise(rewriter, loc, x, inputs,
-                                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                      Value y = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
-                                      return a.size() > 3 ? Value(arith::AddFOp::create(b, l, y, a[3])) : y;
-                                    });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, scaleNormalized(rewriter, loc, x, centered, invStd,
+                                           alongDim1(op.getScale()), alongDim1(op.getBias())));
     return success();
   }
 };
@@ -247,6 +287,7 @@ void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns)
                ReduceLowering<ReduceProdOp>, ReduceLowering<ReduceL1Op>,
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceSumSquareOp>,
                ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
-               SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, BatchNormLowering>(
+               SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, InstanceNormLowering,
+               BatchNormLowering>(
       patterns.getContext());
 }

@@ -206,25 +206,109 @@ struct GatherLowering : public OpRewritePattern<GatherOp> {
   }
 };
 
+/// Pad. Constant padding by non-negative amounts is a tensor.pad, which the
+/// back ends fold into their consumers' reads. Everything else (edge,
+/// reflect and wrap modes, negative pads) is a linalg.generic that reads the
+/// input at an index computed per dim from the output's. Negative pads crop
+/// first and the mode pads what is left, as ONNX Runtime does (ONNX's
+/// reference leaves them undefined): in the m kept elements,
+///   j = i - before;  edge: clamp(j) into them;  reflect: |j|, then 2(m-1) - j past the
+///   end;  wrap: j mod m;  constant: the value where j is outside them;
+/// then the crop's start is added. Every index is clamped into the input
+/// before it is read, so no mode reads out of bounds.
 struct PadLowering : public OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
-    if (op.getMode() != "constant")
-      return rewriter.notifyMatchFailure(op, "only constant padding is lowered yet");
+    StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+      return rewriter.notifyMatchFailure(op, "unknown pad mode");
     auto pads = constantInts(op.getPads());
-    if (!pads || llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
-      return rewriter.notifyMatchFailure(op, "non-constant or negative pads");
+    if (!pads)
+      return rewriter.notifyMatchFailure(op, "non-constant pads");
     Location loc = op.getLoc();
-    int64_t rank = op.getType().getRank();
-    SmallVector<OpFoldResult> low, high;
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = inputType.getRank();
+    // Per dim: elements cropped at the start, elements kept, padding before.
+    SmallVector<int64_t> cropped, kept, before;
     for (int64_t i = 0; i < rank; ++i) {
-      low.push_back(rewriter.getIndexAttr((*pads)[i]));
-      high.push_back(rewriter.getIndexAttr((*pads)[i + rank]));
+      int64_t first = (*pads)[i], last = (*pads)[i + rank];
+      cropped.push_back(std::max<int64_t>(-first, 0));
+      kept.push_back(inputType.getDimSize(i) - cropped.back() - std::max<int64_t>(-last, 0));
+      before.push_back(std::max<int64_t>(first, 0));
+      bool pads = first > 0 || last > 0;
+      // Edge and wrap need an element to repeat; a reflection never repeats
+      // the edge, so it reaches m - 1 elements.
+      if (mode != "constant" && pads && kept.back() < 1)
+        return rewriter.notifyMatchFailure(op, "padding a dim cropped to nothing");
+      if (mode == "reflect" && std::max(first, last) > kept.back() - 1)
+        return rewriter.notifyMatchFailure(op, "reflect pads longer than the dim minus one");
     }
-    Value value = tensor::ExtractOp::create(rewriter, loc, op.getValue(), ValueRange{});
-    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getType(), op.getInput(), low, high, value);
+    if (mode == "constant" && llvm::none_of(*pads, [](int64_t p) { return p < 0; })) {
+      SmallVector<OpFoldResult> low, high;
+      for (int64_t i = 0; i < rank; ++i) {
+        low.push_back(rewriter.getIndexAttr((*pads)[i]));
+        high.push_back(rewriter.getIndexAttr((*pads)[i + rank]));
+      }
+      Value value = tensor::ExtractOp::create(rewriter, loc, op.getValue(), ValueRange{});
+      rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getType(), op.getInput(), low, high, value);
+      return success();
+    }
+    RankedTensorType resultType = op.getType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{},
+        ValueRange{emptyTensor(rewriter, loc, resultType)},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          Value zero = index(0), inside;
+          SmallVector<Value> indices;
+          for (int64_t i = 0; i < rank; ++i) {
+            int64_t n = inputType.getDimSize(i), m = kept[i];
+            Value j = linalg::IndexOp::create(b, l, i);
+            if (before[i] == 0 && cropped[i] == 0 && resultType.getDimSize(i) <= m) {
+              indices.push_back(j); // Read as it is (or cut at the end).
+              continue;
+            }
+            if (before[i] != 0)
+              j = arith::SubIOp::create(b, l, j, index(before[i]));
+            if (mode == "constant") {
+              Value ok = arith::AndIOp::create(
+                  b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, zero),
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j, index(m)));
+              inside = inside ? arith::AndIOp::create(b, l, inside, ok).getResult() : ok;
+            } else if (mode == "edge") {
+              // Clamped into the kept elements, so within the input too.
+              j = arith::MaxSIOp::create(b, l, j, zero);
+              j = arith::MinSIOp::create(b, l, j, index(m - 1));
+              if (cropped[i] != 0)
+                j = arith::AddIOp::create(b, l, j, index(cropped[i]));
+              indices.push_back(j);
+              continue;
+            } else if (mode == "reflect") {
+              j = arith::MaxSIOp::create(b, l, j, arith::SubIOp::create(b, l, zero, j));
+              j = arith::MinSIOp::create(b, l, j,
+                                         arith::SubIOp::create(b, l, index(2 * (m - 1)), j));
+            } else if (mode == "wrap") {
+              // j >= -before: whole multiples of m added first make it
+              // non-negative, as remsi keeps the sign of its dividend.
+              int64_t lift = (before[i] / m + 1) * m;
+              j = arith::RemSIOp::create(b, l, arith::AddIOp::create(b, l, j, index(lift)), index(m));
+            }
+            if (cropped[i] != 0)
+              j = arith::AddIOp::create(b, l, j, index(cropped[i]));
+            j = arith::MaxSIOp::create(b, l, j, zero);
+            indices.push_back(arith::MinSIOp::create(b, l, j, index(n - 1)));
+          }
+          Value value = tensor::ExtractOp::create(b, l, op.getInput(), indices);
+          if (inside)
+            value = arith::SelectOp::create(
+                b, l, inside, value, tensor::ExtractOp::create(b, l, op.getValue(), ValueRange{}));
+          linalg::YieldOp::create(b, l, ValueRange{value});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };

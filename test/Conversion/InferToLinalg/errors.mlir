@@ -10,13 +10,14 @@ func.func @add_dynamic(%a: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32
 
 // -----
 
-// Tests that Pad in reflect mode is reported as not lowered yet.
-func.func @pad_reflect(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32> {
-  %p = infer.constant dense<[0, 0, 1, 1, 0, 0, 1, 1]> : tensor<8xi64>
+// Tests that a reflection longer than its dim minus one (which ONNX leaves
+// undefined) is reported, not read out of bounds.
+func.func @pad_reflect_too_long(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
+  %p = infer.constant dense<[0, 0, 4, 0, 0, 0, 0, 4]> : tensor<8xi64>
   %v = infer.constant dense<0.0> : tensor<f32>
   // expected-error @below {{cannot lower 'infer.pad' yet with these types or attributes}}
-  %y = infer.pad %x, %p, %v {mode = "reflect"} : (tensor<1x3x4x4xf32>, tensor<8xi64>, tensor<f32>) -> tensor<1x3x6x6xf32>
-  return %y : tensor<1x3x6x6xf32>
+  %y = infer.pad %x, %p, %v {mode = "reflect"} : (tensor<1x3x4x4xf32>, tensor<8xi64>, tensor<f32>) -> tensor<1x3x8x8xf32>
+  return %y : tensor<1x3x8x8xf32>
 }
 
 // -----

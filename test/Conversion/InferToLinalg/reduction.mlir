@@ -175,3 +175,21 @@ func.func @batch_norm(%x: tensor<1x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf
   %y = infer.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// Tests that InstanceNormalization reduces each (n, c) over the spatial dims
+// (kept as 1s) and reads its scale and bias along dim 1, as [C, 1, 1].
+// CHECK-DAG: #[[$KEEP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+// CHECK-DAG: #[[$CHANNEL:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+// CHECK-LABEL: func.func @instance_norm
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3x4x5xf32>, %[[S:[^:]+]]: tensor<3xf32>, %[[B:[^:]+]]: tensor<3xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]{{.*}} ins(%[[X]] : tensor<2x3x4x5xf32>) outs(%{{.+}} : tensor<2x3x1x1xf32>)
+// CHECK: math.rsqrt
+// CHECK-DAG: %[[B3:.+]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2]] output_shape [3, 1, 1]
+// CHECK-DAG: %[[S3:.+]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1, 2]] output_shape [3, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[$KEEP]], #[[$CHANNEL]], #[[$CHANNEL]], #{{.+}}]{{.*}} ins(%{{.+}}, %{{.+}}, %[[S3]], %[[B3]] :
+func.func @instance_norm(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x5xf32> {
+  %y = infer.instance_norm %x, %s, %b {epsilon = 1.0e-05 : f32} : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+  return %y : tensor<2x3x4x5xf32>
+}

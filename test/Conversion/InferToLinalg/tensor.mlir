@@ -203,3 +203,79 @@ func.func @constant() -> tensor<2x2xf32> {
   %c = infer.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   return %c : tensor<2x2xf32>
 }
+
+// -----
+
+// Tests that edge Pad reads the input at indices clamped into it; a dim
+// without pads is read as it is.
+// CHECK-LABEL: func.func @pad_edge
+// CHECK-SAME: %[[X:.+]]: tensor<3x4xf32>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.+}} : tensor<5x4xf32>)
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = arith.subi %[[I]], %[[C1]] : index
+// CHECK: %[[LO:.+]] = arith.maxsi %[[J]], %[[C0]] : index
+// CHECK: %[[ROW:.+]] = arith.minsi %[[LO]], %[[C2]] : index
+// CHECK: %[[COL:.+]] = linalg.index 1 : index
+// CHECK: %[[E:.+]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+// CHECK: linalg.yield %[[E]] : f32
+func.func @pad_edge(%x: tensor<3x4xf32>, %v: tensor<f32>) -> tensor<5x4xf32> {
+  %p = infer.constant dense<[1, 0, 1, 0]> : tensor<4xi64>
+  %y = infer.pad %x, %p, %v {mode = "edge"} : (tensor<3x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<5x4xf32>
+  return %y : tensor<5x4xf32>
+}
+
+// -----
+
+// Tests that reflect Pad folds an index before the start (|j|) and one past
+// the end (2(n-1) - j) back into the input.
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : index
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[J:.+]] = arith.subi %[[I]], %[[C2]] : index
+// CHECK: %[[NEG:.+]] = arith.subi %[[C0]], %[[J]] : index
+// CHECK: %[[ABS:.+]] = arith.maxsi %[[J]], %[[NEG]] : index
+// CHECK: %[[BACK:.+]] = arith.subi %[[C6]], %[[ABS]] : index
+// CHECK: arith.minsi %[[ABS]], %[[BACK]] : index
+func.func @pad_reflect(%x: tensor<2x4xf32>, %v: tensor<f32>) -> tensor<2x9xf32> {
+  %p = infer.constant dense<[0, 2, 0, 3]> : tensor<4xi64>
+  %y = infer.pad %x, %p, %v {mode = "reflect"} : (tensor<2x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<2x9xf32>
+  return %y : tensor<2x9xf32>
+}
+
+// -----
+
+// Tests that wrap Pad lifts the index by whole periods before the remainder
+// (remsi keeps the dividend's sign) and that a crop by constant Pad selects
+// the padding value outside the input instead of reading there.
+// CHECK-LABEL: func.func @pad_wrap
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : index
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[J:.+]] = arith.subi %[[I]], %[[C4]] : index
+// CHECK: %[[UP:.+]] = arith.addi %[[J]], %[[C6]] : index
+// CHECK: arith.remsi %[[UP]], %[[C3]] : index
+func.func @pad_wrap(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<2x8xf32> {
+  %p = infer.constant dense<[0, 4, 0, 1]> : tensor<4xi64>
+  %y = infer.pad %x, %p, %v {mode = "wrap"} : (tensor<2x3xf32>, tensor<4xi64>, tensor<f32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @pad_crop
+// CHECK-SAME: %[[X:.+]]: tensor<3x4xf32>, %[[V:.+]]: tensor<f32>
+// CHECK: %[[IN:.+]] = arith.andi
+// CHECK: %[[E:.+]] = tensor.extract %[[X]]
+// CHECK: %[[PV:.+]] = tensor.extract %[[V]][] : tensor<f32>
+// CHECK: %[[S:.+]] = arith.select %[[IN]], %[[E]], %[[PV]] : f32
+// CHECK: linalg.yield %[[S]] : f32
+func.func @pad_crop(%x: tensor<3x4xf32>, %v: tensor<f32>) -> tensor<3x4xf32> {
+  %p = infer.constant dense<[0, -1, 0, 1]> : tensor<4xi64>
+  %y = infer.pad %x, %p, %v {mode = "constant"} : (tensor<3x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}

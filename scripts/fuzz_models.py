@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""Random small models through both back ends, against ONNX Runtime.
+
+Each seed makes one model: a chain of CNN blocks (convolutions of every
+kind the real models use, batch norms, activations, residuals, pools,
+squeeze-and-excitation, upsampling, concats, a classifier head) or of
+transformer blocks (layer norms, projections, GELU, multi-head attention
+with head transposes and masks, residuals), with random sizes: odd ones,
+tile edges and k tails included. The model is compiled by infer-opt for
+the CPU (run through the runtime) and for CUDA (its plan run by the kernel
+emulator, scripts/gpu_emulator/), and both are compared to ONNX Runtime at
+float32's tolerance. The real models' shapes are few; these probe the
+combinations the CUDA passes must get right on models nobody has tried.
+
+    scripts/fuzz_models.py --seeds 0-199 --out /tmp/fuzz      # report, exit 1 on a failure
+    scripts/fuzz_models.py --seeds 17 --out /tmp/fuzz --keep  # one seed, its files kept
+
+infer-opt and the runtime are build/'s, or $INFER_OPT's and $LIBINFERRT's
+(a copy, so that a rebuild does not pull them from under a long run).
+
+A failing seed's model is kept as OUT/seed-N.onnx (with its engines and the
+kernels' MLIR), so it can be rerun and reduced; the others are deleted.
+A model infer-opt refuses with a clear "unsupported" message counts as
+unsupported, not failed; a crash, an emulator refusal (out of bounds, a
+race) or a wrong number is a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "test" / "python"))
+
+ACTIVATIONS = ["none", "relu", "clip6", "hardswish", "hardsigmoid_mul", "swish", "sigmoid",
+               "leaky_relu", "tanh"]
+
+
+class Graph:
+    """Nodes and initializers of a model being made, with each value's shape."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        self.count = 0
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def const(self, array: np.ndarray, prefix: str = "w") -> str:
+        name = self.name(prefix)
+        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        self.shapes[name] = tuple(np.shape(array))
+        return name
+
+    def weight(self, *shape: int, scale: float | None = None) -> str:
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        scale = scale if scale is not None else 1.0 / np.sqrt(max(fan_in, 1))
+        return self.const((self.rng.standard_normal(shape) * scale).astype(np.float32))
+
+    def op(self, op_type: str, inputs: list[str], shape: tuple[int, ...], **attrs) -> str:
+        out = self.name(op_type.lower() + "_")
+        self.nodes.append(helper.make_node(op_type, inputs, [out], **attrs))
+        self.shapes[out] = tuple(shape)
+        return out
+
+
+def activation(g: Graph, x: str, kind: str) -> str:
+    shape = g.shapes[x]
+    if kind == "relu":
+        return g.op("Relu", [x], shape)
+    if kind == "clip6":
+        return g.op("Clip", [x, g.const(np.float32(0)), g.const(np.float32(6))], shape)
+    if kind == "hardswish":
+        return g.op("HardSwish", [x], shape)
+    if kind == "hardsigmoid_mul":
+        return g.op("Mul", [x, g.op("HardSigmoid", [x], shape, alpha=0.2, beta=0.5)], shape)
+    if kind == "swish":
+        return g.op("Mul", [x, g.op("Sigmoid", [x], shape)], shape)
+    if kind == "sigmoid":
+        return g.op("Sigmoid", [x], shape)
+    if kind == "leaky_relu":
+        return g.op("LeakyRelu", [x], shape, alpha=0.1)
+    if kind == "tanh":
+        return g.op("Tanh", [x], shape)
+    return x
+
+
+def gelu(g: Graph, x: str) -> str:
+    """GELU as exporters write it: x * 0.5 * (1 + erf(x / sqrt(2)))."""
+    shape = g.shapes[x]
+    e = g.op("Erf", [g.op("Div", [x, g.const(np.float32(np.sqrt(2.0)))], shape)], shape)
+    one = g.op("Add", [e, g.const(np.float32(1.0))], shape)
+    return g.op("Mul", [g.op("Mul", [x, one], shape), g.const(np.float32(0.5))], shape)
+
+
+# ---------------------------------------------------------------- CNN blocks
+
+def conv_out(size: int, k: int, stride: int, pad: int, dilation: int) -> int:
+    return (size + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+
+
+def conv(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    kind = rng.choice(["dense", "dense", "pointwise", "depthwise", "grouped"])
+    if kind == "depthwise":
+        cout, group = c, c
+    elif kind == "grouped" and c % 2 == 0:
+        group = 2
+        cout = 2 * int(rng.integers(1, 13))
+    else:
+        group = 1
+        cout = int(rng.choice([1, 3, 4, 8, 12, 15, 16, 20, 24, 32, 40, 48, 64]))
+    if kind == "pointwise":
+        kh = kw = 1
+    else:
+        kh, kw = [(3, 3), (3, 3), (5, 5), (1, 3), (3, 1), (7, 7), (2, 2)][int(rng.integers(0, 7))]
+    stride = int(rng.choice([1, 1, 2]))
+    dilation = int(rng.choice([1, 1, 1, 2])) if kh == kw == 3 else 1
+    pad_h, pad_w = (dilation * (kh - 1)) // 2, (dilation * (kw - 1)) // 2
+    if rng.random() < 0.2:
+        pad_h = pad_w = 0
+    oh, ow = conv_out(h, kh, stride, pad_h, dilation), conv_out(w, kw, stride, pad_w, dilation)
+    if oh < 1 or ow < 1:
+        return x
+    inputs = [x, g.weight(cout, c // group, kh, kw)]
+    if rng.random() < 0.7:
+        inputs.append(g.weight(cout, scale=0.1))
+    y = g.op("Conv", inputs, (n, cout, oh, ow), kernel_shape=[kh, kw], strides=[stride, stride],
+             pads=[pad_h, pad_w, pad_h, pad_w], dilations=[dilation, dilation], group=group)
+    if rng.random() < 0.5:
+        y = g.op("BatchNormalization",
+                 [y, g.const(rng.uniform(0.5, 1.5, cout).astype(np.float32)),
+                  g.const((rng.standard_normal(cout) * 0.1).astype(np.float32)),
+                  g.const((rng.standard_normal(cout) * 0.1).astype(np.float32)),
+                  g.const(rng.uniform(0.5, 2.0, cout).astype(np.float32))],
+                 (n, cout, oh, ow), epsilon=1e-5)
+    return activation(g, y, str(rng.choice(ACTIVATIONS)))
+
+
+def squeeze_excite(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    mid = max(1, c // int(rng.choice([2, 4, 8])))
+    p = g.op("GlobalAveragePool", [x], (n, c, 1, 1))
+    r = g.op("Relu", [g.op("Conv", [p, g.weight(mid, c, 1, 1), g.weight(mid, scale=0.1)],
+                           (n, mid, 1, 1))], (n, mid, 1, 1))
+    s = g.op("Conv", [r, g.weight(c, mid, 1, 1), g.weight(c, scale=0.1)], (n, c, 1, 1))
+    gate = g.op("HardSigmoid", [s], (n, c, 1, 1), alpha=0.2, beta=0.5) if rng.random() < 0.5 \
+        else g.op("Sigmoid", [s], (n, c, 1, 1))
+    return g.op("Mul", [x, gate], (n, c, h, w))
+
+
+def pool(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    k = int(rng.choice([2, 3]))
+    pad = int(rng.integers(0, k // 2 + 1))
+    oh, ow = conv_out(h, k, 2, pad, 1), conv_out(w, k, 2, pad, 1)
+    if oh < 1 or ow < 1:
+        return x
+    op = str(rng.choice(["MaxPool", "AveragePool"]))
+    return g.op(op, [x], (n, c, oh, ow), kernel_shape=[k, k], strides=[2, 2],
+                pads=[pad] * 4)
+
+
+def upsample(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    if h * w > 1024:
+        return x
+    if rng.random() < 0.5:
+        cout = int(rng.choice([4, 8, 16, c]))
+        return g.op("ConvTranspose", [x, g.weight(c, cout, 2, 2)], (n, cout, 2 * h, 2 * w),
+                    kernel_shape=[2, 2], strides=[2, 2])
+    scales = g.const(np.array([1, 1, 2, 2], dtype=np.float32))
+    return g.op("Resize", [x, "", scales], (n, c, 2 * h, 2 * w), mode="nearest")
+
+
+def residual(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    y = conv(g, x, rng)
+    if g.shapes[y] != (n, c, h, w):
+        # A 3x3 same convolution keeps the shape.
+        y = g.op("Conv", [x, g.weight(c, c, 3, 3)], (n, c, h, w), kernel_shape=[3, 3],
+                 pads=[1, 1, 1, 1])
+    return g.op("Add", [x, y], (n, c, h, w))
+
+
+def concat(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    cout = int(rng.choice([4, 8, 12, 16]))
+    y = g.op("Conv", [x, g.weight(cout, c, 1, 1)], (n, cout, h, w))
+    return g.op("Concat", [x, activation(g, y, "relu")], (n, c + cout, h, w), axis=1)
+
+
+def classifier(g: Graph, x: str, rng) -> str:
+    n, c, h, w = g.shapes[x]
+    p = g.op("GlobalAveragePool", [x], (n, c, 1, 1))
+    f = g.op("Flatten", [p], (n, c))
+    classes = int(rng.choice([2, 10, 37, 100]))
+    logits = g.op("Gemm", [f, g.weight(classes, c), g.weight(classes, scale=0.1)], (n, classes),
+                  transB=1)
+    return g.op("Softmax", [logits], (n, classes), axis=-1) if rng.random() < 0.5 else logits
+
+
+def broadcast(g: Graph, x: str, rng) -> str:
+    """An elementwise op with a constant of a broadcast shape: per channel,
+    per position, a scalar, or a full tensor."""
+    n, c, h, w = g.shapes[x]
+    shape = [(1, c, 1, 1), (c, 1, 1), (), (1, 1, h, w), (1, 1, 1, w), (n, c, h, w)][
+        int(rng.integers(0, 6))]
+    op = str(rng.choice(["Add", "Sub", "Mul", "Div", "Max", "Min"]))
+    value = rng.standard_normal(shape).astype(np.float32)
+    if op == "Div":
+        value = np.sign(value) * (np.abs(value) + 0.5)
+    y = g.op(op, [x, g.const(value)] if rng.random() < 0.7 else [g.const(value), x], (n, c, h, w))
+    return y
+
+
+def normalize(g: Graph, x: str, rng) -> str:
+    """x minus a mean over random axes, scaled by the inverse standard
+    deviation (instance or group norm as older exporters write them), or an
+    InstanceNormalization."""
+    n, c, h, w = g.shapes[x]
+    if rng.random() < 0.3:
+        return g.op("InstanceNormalization",
+                    [x, g.const(rng.uniform(0.5, 1.5, c).astype(np.float32)),
+                     g.const((rng.standard_normal(c) * 0.1).astype(np.float32))],
+                    (n, c, h, w), epsilon=1e-5)
+    axes = [[2, 3], [1], [1, 2, 3], [3]][int(rng.integers(0, 4))]
+    kept = tuple(1 if i in axes else d for i, d in enumerate((n, c, h, w)))
+    mean = g.op("ReduceMean", [x], kept, axes=axes, keepdims=1)
+    centered = g.op("Sub", [x, mean], (n, c, h, w))
+    square = g.op("Mul", [centered, centered], (n, c, h, w))
+    var = g.op("ReduceMean", [square], kept, axes=axes, keepdims=1)
+    std = g.op("Sqrt", [g.op("Add", [var, g.const(np.float32(1e-5))], kept)], kept)
+    return g.op("Div", [centered, std], (n, c, h, w))
+
+
+def reduce_to(g: Graph, x: str, rng) -> str:
+    """A reduction over random axes, broadcast back onto its input."""
+    n, c, h, w = g.shapes[x]
+    axes = [[1], [2], [3], [2, 3], [1, 2, 3]][int(rng.integers(0, 5))]
+    kept = tuple(1 if i in axes else d for i, d in enumerate((n, c, h, w)))
+    op = str(rng.choice(["ReduceMax", "ReduceSum", "ReduceMean", "ReduceMin"]))
+    r = g.op(op, [x], kept, axes=axes, keepdims=1)
+    return g.op(str(rng.choice(["Add", "Sub", "Mul"])), [x, r], (n, c, h, w))
+
+
+def crop(g: Graph, x: str, rng) -> str:
+    """A Slice of H or W (with a step sometimes), or a Pad of any mode."""
+    n, c, h, w = g.shapes[x]
+    axis = int(rng.choice([2, 3]))
+    size = (n, c, h, w)[axis]
+    if rng.random() < 0.5 and size > 2:
+        start = int(rng.integers(0, size // 2))
+        step = int(rng.choice([1, 1, 2]))
+        end = int(rng.integers(start + 1, size + 1))
+        out = list((n, c, h, w))
+        out[axis] = len(range(start, end, step))
+        return g.op("Slice", [x, g.const(np.array([start], dtype=np.int64)),
+                              g.const(np.array([end], dtype=np.int64)),
+                              g.const(np.array([axis], dtype=np.int64)),
+                              g.const(np.array([step], dtype=np.int64))], tuple(out))
+    before, after = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+    mode = str(rng.choice(["constant", "reflect", "edge"]))
+    if mode == "reflect" and max(before, after) >= min(h, w):
+        mode = "constant"
+    pads = [0, 0, before, before, 0, 0, after, after]
+    return g.op("Pad", [x, g.const(np.array(pads, dtype=np.int64))],
+                (n, c, h + before + after, w + before + after), mode=mode)
+
+
+def shuffle(g: Graph, x: str, rng) -> str:
+    """ShuffleNet's channel shuffle (Reshape, Transpose, Reshape), or a
+    round trip through NHWC."""
+    n, c, h, w = g.shapes[x]
+    if c % 2 == 0 and rng.random() < 0.5:
+        r = g.op("Reshape", [x, g.const(np.array([n, 2, c // 2, h, w], dtype=np.int64))],
+                 (n, 2, c // 2, h, w))
+        t = g.op("Transpose", [r], (n, c // 2, 2, h, w), perm=[0, 2, 1, 3, 4])
+        return g.op("Reshape", [t, g.const(np.array([n, c, h, w], dtype=np.int64))], (n, c, h, w))
+    t = g.op("Transpose", [x], (n, h, w, c), perm=[0, 2, 3, 1])
+    t = activation(g, t, str(rng.choice(ACTIVATIONS)))
+    return g.op("Transpose", [t], (n, c, h, w), perm=[0, 3, 1, 2])
+
+
+def split_join(g: Graph, x: str, rng) -> str:
+    """Channels split in two, one half convolved, joined again (a Concat or
+    an Add of halves)."""
+    n, c, h, w = g.shapes[x]
+    if c % 2:
+        return x
+    a, b = g.name("split_"), g.name("split_")
+    g.nodes.append(helper.make_node("Split", [x, g.const(np.array([c // 2, c // 2], dtype=np.int64))],
+                                    [a, b], axis=1))
+    g.shapes[a] = g.shapes[b] = (n, c // 2, h, w)
+    b2 = g.op("Conv", [b, g.weight(c // 2, c // 2, 3, 3)], (n, c // 2, h, w), kernel_shape=[3, 3],
+              pads=[1, 1, 1, 1])
+    if rng.random() < 0.5:
+        return g.op("Add", [a, b2], (n, c // 2, h, w))
+    return g.op("Concat", [b2, a], (n, c, h, w), axis=1)
+
+
+def channel_softmax(g: Graph, x: str, rng) -> str:
+    return g.op("Softmax", [x], g.shapes[x], axis=int(rng.choice([1, 3])))
+
+
+def cnn(g: Graph, rng) -> tuple[list, str]:
+    n = int(rng.choice([1, 1, 2]))
+    c = int(rng.choice([1, 3, 4, 8, 16]))
+    h, w = int(rng.integers(4, 41)), int(rng.integers(4, 41))
+    x = "x"
+    g.shapes[x] = (n, c, h, w)
+    blocks = [conv, conv, conv, squeeze_excite, pool, upsample, residual, concat, broadcast,
+              normalize, reduce_to, crop, shuffle, split_join, channel_softmax]
+    y = conv(g, x, rng)
+    for _ in range(int(rng.integers(1, 6))):
+        y = blocks[int(rng.integers(0, len(blocks)))](g, y, rng)
+    if rng.random() < 0.3:
+        y = classifier(g, y, rng)
+    return [helper.make_tensor_value_info(x, TensorProto.FLOAT, g.shapes[x])], y
+
+
+# -------------------------------------------------------- transformer blocks
+
+def linear(g: Graph, x: str, out: int, rng, bias: bool = True) -> str:
+    *lead, d = g.shapes[x]
+    y = g.op("MatMul", [x, g.weight(d, out)], (*lead, out))
+    if bias:
+        y = g.op("Add", [y, g.weight(out, scale=0.1)], (*lead, out))
+    return y
+
+
+def layer_norm(g: Graph, x: str, rng) -> str:
+    d = g.shapes[x][-1]
+    scale = g.const(rng.uniform(0.5, 1.5, d).astype(np.float32))
+    shift = g.const((rng.standard_normal(d) * 0.1).astype(np.float32))
+    if rng.random() < 0.4:  # As opset-11 exporters write it.
+        shape, kept = g.shapes[x], (*g.shapes[x][:-1], 1)
+        mean = g.op("ReduceMean", [x], kept, axes=[-1])
+        centered = g.op("Sub", [x, mean], shape)
+        var = g.op("ReduceMean", [g.op("Pow", [centered, g.const(np.float32(2))], shape)], kept,
+                   axes=[-1])
+        std = g.op("Sqrt", [g.op("Add", [var, g.const(np.float32(1e-5))], kept)], kept)
+        normed = g.op("Div", [centered, std], shape)
+        return g.op("Add", [g.op("Mul", [normed, scale], shape), shift], shape)
+    return g.op("LayerNormalization",
+                [x, scale, shift], g.shapes[x], axis=-1, epsilon=1e-5)
+
+
+def gelu_tanh(g: Graph, x: str) -> str:
+    """GPT-2's GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    shape = g.shapes[x]
+    cube = g.op("Mul", [g.op("Pow", [x, g.const(np.float32(3))], shape),
+                        g.const(np.float32(0.044715))], shape)
+    inner = g.op("Mul", [g.op("Add", [x, cube], shape), g.const(np.float32(np.sqrt(2 / np.pi)))],
+                 shape)
+    one = g.op("Add", [g.op("Tanh", [inner], shape), g.const(np.float32(1))], shape)
+    return g.op("Mul", [g.op("Mul", [x, g.const(np.float32(0.5))], shape), one], shape)
+
+
+def gemm_2d(g: Graph, x: str, out: int, rng) -> str:
+    """A projection as GPT-2's exporter writes it: flattened to 2-D, a Gemm,
+    reshaped back."""
+    *lead, d = g.shapes[x]
+    rows = int(np.prod(lead))
+    flat = g.op("Reshape", [x, g.const(np.array([-1, d], dtype=np.int64))], (rows, d))
+    y = g.op("Gemm", [flat, g.weight(d, out), g.weight(out, scale=0.1)], (rows, out))
+    return g.op("Reshape", [y, g.const(np.array([*lead, out], dtype=np.int64))], (*lead, out))
+
+
+def attention(g: Graph, x: str, rng, mask: str | None, causal: bool) -> str:
+    b, t, d = g.shapes[x]
+    heads = int(rng.choice([h for h in (1, 2, 3, 4, 6, 8) if d % h == 0]))
+    dh = d // heads
+
+    def split_heads(v: str, perm: list[int]) -> str:
+        r = g.op("Reshape", [v, g.const(np.array([b, t, heads, dh], dtype=np.int64))],
+                 (b, t, heads, dh))
+        shape = tuple((b, t, heads, dh)[i] for i in perm)
+        return g.op("Transpose", [r], shape, perm=perm)
+
+    style = rng.random()
+    if style < 0.3:  # Q, K and V as one projection, sliced.
+        qkv = linear(g, x, 3 * d, rng)
+        q, k, v = (g.op("Slice", [qkv, g.const(np.array([i * d], dtype=np.int64)),
+                                  g.const(np.array([(i + 1) * d], dtype=np.int64)),
+                                  g.const(np.array([2], dtype=np.int64))], (b, t, d))
+                   for i in range(3))
+    elif style < 0.5:  # GPT-2: one Gemm, a Split.
+        qkv = gemm_2d(g, x, 3 * d, rng)
+        q, k, v = (g.name("qkv_") for _ in range(3))
+        g.nodes.append(helper.make_node("Split", [qkv, g.const(np.array([d] * 3, dtype=np.int64))],
+                                        [q, k, v], axis=2))
+        g.shapes.update({q: (b, t, d), k: (b, t, d), v: (b, t, d)})
+    else:
+        q, k, v = (linear(g, x, d, rng) for _ in range(3))
+    qh = split_heads(q, [0, 2, 1, 3])
+    kh = split_heads(k, [0, 2, 3, 1])
+    vh = split_heads(v, [0, 2, 1, 3])
+    scores = g.op("MatMul", [qh, kh], (b, heads, t, t))
+    scores = g.op("Div", [scores, g.const(np.float32(np.sqrt(dh)))], (b, heads, t, t))
+    if mask is not None:
+        scores = g.op("Add", [scores, mask], (b, heads, t, t))
+    if causal:
+        upper = np.triu(np.full((t, t), -1e4, dtype=np.float32), 1)
+        scores = g.op("Add", [scores, g.const(upper)], (b, heads, t, t))
+    probs = g.op("Softmax", [scores], (b, heads, t, t), axis=-1)
+    ctx = g.op("MatMul", [probs, vh], (b, heads, t, dh))
+    ctx = g.op("Transpose", [ctx], (b, t, heads, dh), perm=[0, 2, 1, 3])
+    ctx = g.op("Reshape", [ctx, g.const(np.array([b, t, d], dtype=np.int64))], (b, t, d))
+    return linear(g, ctx, d, rng)
+
+
+def encoder_layer(g: Graph, x: str, rng, mask: str | None, causal: bool) -> str:
+    pre_norm = rng.random() < 0.5
+    h = layer_norm(g, x, rng) if pre_norm else x
+    y = g.op("Add", [x, attention(g, h, rng, mask, causal)], g.shapes[x])
+    if not pre_norm:
+        y = layer_norm(g, y, rng)
+    h = layer_norm(g, y, rng) if pre_norm else y
+    d = g.shapes[x][-1]
+    hidden = int(rng.choice([2 * d, 4 * d, 3 * d + 5]))
+    project = gemm_2d if rng.random() < 0.3 else linear
+    f = project(g, h, hidden, rng)
+    f = [gelu, gelu_tanh, lambda g, f: activation(g, f, "relu")][int(rng.integers(0, 3))](g, f)
+    z = g.op("Add", [y, project(g, f, d, rng)], g.shapes[x])
+    return z if pre_norm else layer_norm(g, z, rng)
+
+
+def transformer(g: Graph, rng) -> tuple[list, str]:
+    b = int(rng.choice([1, 1, 2]))
+    t = int(rng.choice([1, 5, 8, 16, 17, 31, 45, 64, 70]))
+    d = int(rng.choice([8, 12, 16, 24, 32, 48, 64, 96]))
+    if rng.random() < 0.3:  # Token ids, embedded, plus learned positions.
+        vocab = int(rng.choice([30, 100, 1000]))
+        ids = "ids"
+        inputs = [helper.make_tensor_value_info(ids, TensorProto.INT64, (b, t))]
+        x = g.op("Gather", [g.weight(vocab, d, scale=1.0), ids], (b, t, d), axis=0)
+        x = g.op("Add", [x, g.weight(t, d, scale=1.0)], (b, t, d))
+    else:
+        x = "x"
+        g.shapes[x] = (b, t, d)
+        inputs = [helper.make_tensor_value_info(x, TensorProto.FLOAT, (b, t, d))]
+    mask = None
+    if rng.random() < 0.4:
+        mask = "mask"
+        g.shapes[mask] = (b, 1, 1, t)
+        inputs.append(helper.make_tensor_value_info(mask, TensorProto.FLOAT, (b, 1, 1, t)))
+    causal = mask is None and rng.random() < 0.3
+    y = x
+    for _ in range(int(rng.integers(1, 3))):
+        y = encoder_layer(g, y, rng, mask, causal)
+    if rng.random() < 0.3:
+        y = linear(g, y, int(rng.choice([2, 10, 50, 257])), rng, bias=rng.random() < 0.5)
+    return inputs, y
+
+
+def make_model(seed: int) -> onnx.ModelProto:
+    rng = np.random.default_rng(seed)
+    g = Graph(rng)
+    inputs, y = (cnn if rng.random() < 0.6 else transformer)(g, rng)
+    graph = helper.make_graph(g.nodes, f"fuzz{seed}", inputs,
+                              [helper.make_tensor_value_info(y, TensorProto.FLOAT, g.shapes[y])],
+                              g.initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def model_inputs(model: onnx.ModelProto, rng) -> dict[str, np.ndarray]:
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        if value.name == "mask":  # An attention mask: 0 or a large negative number.
+            feeds[value.name] = np.where(rng.random(shape) < 0.2, -1e4, 0).astype(np.float32)
+        elif value.name == "ids":
+            vocab = next(i.dims[0] for i in model.graph.initializer
+                         if i.name == model.graph.node[0].input[0])
+            feeds[value.name] = rng.integers(0, vocab, shape, dtype=np.int64)
+        else:
+            feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+    return feeds
+
+
+# ------------------------------------------------------------------ checking
+
+def close(got: np.ndarray, want: np.ndarray) -> str | None:
+    """None if `got` is `want` at float32's tolerance, else what differs."""
+    if got.shape != want.shape:
+        return f"shape {got.shape}, expected {want.shape}"
+    atol = max(1e-5, 1e-5 * float(np.abs(want).max(initial=0)))
+    bad = ~np.isclose(got, want, rtol=1e-3, atol=atol)
+    if not bad.any():
+        return None
+    err = np.abs(got.astype(np.float64) - want)
+    return (f"{int(bad.sum())} of {want.size} elements differ, max abs err {err.max():.3g} "
+            f"(largest |expected| {np.abs(want).max():.3g})")
+
+
+def compile_model(onnx_path: Path, engine: Path, target: str, feeds: dict, extra=()) -> str | None:
+    """None, or why infer-opt failed."""
+    from infer_cpu import INFER_OPT
+    cmd = [str(INFER_OPT), str(onnx_path), f"--target={target}", "--emit=engine",
+           "-o", str(engine), *extra]
+    for name, value in feeds.items():
+        cmd += ["--input-shape", f"{name}:" + "x".join(map(str, value.shape))]
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return "infer-opt ran for more than 10 minutes"
+    if result.returncode == 0:
+        return None
+    message = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
+    return f"exit {result.returncode}: {message}"
+
+
+def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
+               model: onnx.ModelProto | None = None) -> dict:
+    import onnxruntime as ort
+    from cuda_plan_exec import emulate
+    from infer_cpu import CompiledModel
+
+    work = out / f"seed-{seed}"
+    work.mkdir(parents=True, exist_ok=True)
+    model = model or make_model(seed)
+    onnx_path = out / f"seed-{seed}.onnx"
+    onnx.save(model, str(onnx_path))
+    feeds = model_inputs(model, np.random.default_rng(seed + 1))
+    expected = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]) \
+        .run(None, feeds)
+    result = {"seed": seed, "nodes": len(model.graph.node), "failures": [], "unsupported": []}
+
+    def failed(where: str, what: str):
+        (result["unsupported"] if "unsupported" in what or "not supported" in what
+         else result["failures"]).append(f"{where}: {what}")
+
+    why = compile_model(onnx_path, work / "cpu.engine", "cpu", feeds)
+    if why:
+        failed("cpu", why)
+    else:
+        try:
+            actual = CompiledModel(onnx_path, {k: v.shape for k, v in feeds.items()}, work) \
+                .run(feeds, expected)
+            for want, got in zip(expected, actual):
+                if (diff := close(got, want)):
+                    failed("cpu", diff)
+        except RuntimeError as error:
+            failed("cpu", str(error))
+    for flags in cuda_flags:
+        where = " ".join(["cuda", *flags])
+        tag = "_".join(["cuda", *(f.strip("-").replace("-", "_") for f in flags)])
+        engine, dump = work / f"{tag}.engine", work / f"{tag}-kernels"
+        why = compile_model(onnx_path, engine, "cuda:sm_90", feeds,
+                            ["--dump-kernels", str(dump), *flags])
+        if why:
+            failed(where, why)
+            continue
+        try:
+            actual = list(emulate(engine, dump / "kernels.mlir", feeds).values())
+            for want, got in zip(expected, actual):
+                if (diff := close(np.asarray(got).reshape(want.shape), want)):
+                    failed(where, diff)
+        except Exception as error:  # The emulator's refusals: bounds, races, barriers.
+            failed(where, f"emulator: {type(error).__name__}: {str(error)[:300]}")
+    if not result["failures"] and not keep:
+        shutil.rmtree(work)
+        onnx_path.unlink()
+    return result
+
+
+def parse_seeds(text: str) -> list[int]:
+    seeds = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        seeds += list(range(int(first), int(last or first) + 1))
+    return seeds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0-19", help="seeds: 5, 0-99, or 1,4,10-20")
+    parser.add_argument("--out", type=Path, required=True, help="folder for failing seeds' files")
+    parser.add_argument("--keep", action="store_true", help="keep every seed's files")
+    parser.add_argument("--model", type=Path,
+                        help="check this .onnx (a kept failure, reduced by hand) instead of seeds")
+    parser.add_argument("--no-staged", action="store_true",
+                        help="skip the CUDA engine compiled with --cuda-stage-tiles")
+    args = parser.parse_args()
+    cuda_flags = [[]] if args.no_staged else [[], ["--cuda-stage-tiles"]]
+    args.out.mkdir(parents=True, exist_ok=True)
+    failures = unsupported = 0
+    seeds = [0] if args.model else parse_seeds(args.seeds)
+    for seed in seeds:
+        start = time.time()
+        result = check_seed(seed, args.out, cuda_flags, args.keep,
+                            onnx.load(str(args.model)) if args.model else None)
+        state = "FAIL" if result["failures"] else ("unsupported" if result["unsupported"] else "ok")
+        print(f"seed {seed}: {state} ({result['nodes']} nodes, {time.time() - start:.0f} s)",
+              flush=True)
+        for line in result["failures"] + result["unsupported"]:
+            print(f"  {line}", flush=True)
+        failures += bool(result["failures"])
+        unsupported += bool(result["unsupported"]) and not result["failures"]
+    print(f"{failures} failed, {unsupported} unsupported, "
+          f"{len(seeds) - failures - unsupported} passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,8 +20,8 @@ infer-opt and the runtime are build/'s, or $INFER_OPT's and $LIBINFERRT's
 
 A failing seed's model is kept as OUT/seed-N.onnx (with its engines and the
 kernels' MLIR), so it can be rerun and reduced; the others are deleted.
-A model infer-opt refuses with a clear "unsupported" message counts as
-unsupported, not failed; a crash, an emulator refusal (out of bounds, a
+A model infer-opt refuses with a clear message ("unsupported", "not
+supported", "cannot lower ... yet") counts as unsupported, not failed; a crash, an emulator refusal (out of bounds, a
 race) or a wrong number is a failure.
 """
 
@@ -183,8 +183,15 @@ def upsample(g: Graph, x: str, rng) -> str:
         cout = int(rng.choice([4, 8, 16, c]))
         return g.op("ConvTranspose", [x, g.weight(c, cout, 2, 2)], (n, cout, 2 * h, 2 * w),
                     kernel_shape=[2, 2], strides=[2, 2])
-    scales = g.const(np.array([1, 1, 2, 2], dtype=np.float32))
-    return g.op("Resize", [x, "", scales], (n, c, 2 * h, 2 * w), mode="nearest")
+    if rng.random() < 0.5:
+        scales = g.const(np.array([1, 1, 2, 2], dtype=np.float32))
+        return g.op("Resize", [x, "", scales], (n, c, 2 * h, 2 * w), mode="nearest")
+    # Bilinear, to any size (up or down), in any coordinate mode.
+    oh, ow = int(rng.integers(1, 2 * h + 2)), int(rng.integers(1, 2 * w + 2))
+    ctm = str(rng.choice(["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]))
+    sizes = g.const(np.array([n, c, oh, ow], dtype=np.int64))
+    return g.op("Resize", [x, "", "", sizes], (n, c, oh, ow), mode="linear",
+                coordinate_transformation_mode=ctm)
 
 
 def residual(g: Graph, x: str, rng) -> str:
@@ -475,7 +482,7 @@ def make_model(seed: int) -> onnx.ModelProto:
     graph = helper.make_graph(g.nodes, f"fuzz{seed}", inputs,
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, g.shapes[y])],
                               g.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -545,8 +552,8 @@ def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
     result = {"seed": seed, "nodes": len(model.graph.node), "failures": [], "unsupported": []}
 
     def failed(where: str, what: str):
-        (result["unsupported"] if "unsupported" in what or "not supported" in what
-         else result["failures"]).append(f"{where}: {what}")
+        refused = any(words in what for words in ("unsupported", "not supported", "cannot lower"))
+        (result["unsupported"] if refused else result["failures"]).append(f"{where}: {what}")
 
     why = compile_model(onnx_path, work / "cpu.engine", "cpu", feeds)
     if why:

@@ -157,6 +157,20 @@ def case_resize_nearest(rng):
     return m, {"x": weight(rng, 1, 2, 3, 4)}
 
 
+def case_resize_linear(rng):
+    """Bilinear up- and downsampling, each coordinate transformation mode
+    (coordinates past the edges read the edge)."""
+    modes = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+             "half_pixel_symmetric"]
+    nodes = [helper.make_node("Resize", ["x", "", "", "up"], [f"u_{m}"], mode="linear",
+                              coordinate_transformation_mode=m) for m in modes]
+    nodes += [helper.make_node("Resize", ["x", "", "down"], ["d"], mode="linear")]
+    m = model(nodes, [("x", F, [2, 3, 5, 6])], [(f"u_{m}", F) for m in modes] + [("d", F)],
+              [("up", np.array([2, 3, 9, 13], np.int64)),
+               ("down", np.array([1, 1, 0.5, 0.7], np.float32))], opset=19)
+    return m, {"x": weight(rng, 2, 3, 5, 6, scale=1)}
+
+
 def case_reductions_softmax_norms(rng):
     nodes = [
         helper.make_node("ReduceMean", ["x"], ["m"], axes=[1], keepdims=1),

@@ -85,6 +85,9 @@ MODELS = {
     # Edge, wrap, cropping constant and reflect Pads (computed, clamped
     # indices), a convolution over the reflected map.
     "pad_modes": (INPUTS / "pad_modes.onnxtext", {}),
+    # Bilinear upsampling (half pixel) into a concat and a 1x1 convolution,
+    # then a bilinear downsampling (align corners).
+    "bilinear_decoder": (INPUTS / "bilinear_decoder.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

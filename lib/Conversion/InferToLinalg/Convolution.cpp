@@ -442,17 +442,55 @@ struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
   }
 };
 
-/// Nearest-neighbour Resize: every output element reads the input element
-/// whose coordinate (per coordinate_transformation_mode and nearest_mode)
-/// is nearest; shapes are static, so each dim's scale is a constant.
-struct ResizeNearestLowering : public OpRewritePattern<ResizeOp> {
+/// Where output index `o` (as f32) of a resized dim samples the input, in
+/// input coordinates, per ONNX's coordinate_transformation_mode.
+Value sourceCoordinate(OpBuilder &b, Location l, Value o, StringRef ctm, double scale, int64_t in,
+                       int64_t out) {
+  Type f32 = b.getF32Type();
+  auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+  if (ctm == "asymmetric")
+    return arith::DivFOp::create(b, l, o, c(scale));
+  if (ctm == "align_corners")
+    return arith::MulFOp::create(b, l, o, c(out > 1 ? double(in - 1) / (out - 1) : 0.0));
+  if (ctm == "pytorch_half_pixel" && out == 1)
+    return c(0);
+  // half_pixel, pytorch_half_pixel, half_pixel_symmetric. The last centers
+  // the sampled grid: ONNX adds in/2 * (1 - floor(scale * in) / (scale * in)).
+  double offset = 0.0;
+  if (ctm == "half_pixel_symmetric") {
+    double outWidth = scale * in;
+    offset = in / 2.0 * (1.0 - std::floor(outWidth) / outWidth);
+  }
+  Value shifted = arith::AddFOp::create(b, l, o, c(0.5));
+  return arith::SubFOp::create(b, l, arith::DivFOp::create(b, l, shifted, c(scale)),
+                               c(0.5 - offset));
+}
+
+/// An f32 coordinate rounded down or up already, as an index clamped into
+/// [0, in - 1].
+Value clampedIndex(OpBuilder &b, Location l, Value whole, int64_t in) {
+  Value idx = arith::FPToSIOp::create(b, l, b.getI64Type(), whole);
+  idx = arith::IndexCastOp::create(b, l, b.getIndexType(), idx);
+  idx = arith::MaxSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, 0));
+  return arith::MinSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, in - 1));
+}
+
+/// Resize, nearest and linear; shapes are static, so each dim's scale is a
+/// constant. Each output element finds its source coordinate in every
+/// resized dim (per coordinate_transformation_mode). Nearest reads the
+/// element nearest to it (per nearest_mode). Linear reads the two elements
+/// around it in each resized dim, the 2^d corners weighted by the products
+/// of their distances' complements (bilinear for 2 dims); a coordinate
+/// outside the input reads its edge, as ONNX's reference pads it.
+struct ResizeLowering : public OpRewritePattern<ResizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ResizeOp op, PatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
-    if (op.getMode() != "nearest")
-      return rewriter.notifyMatchFailure(op, "only nearest resize is lowered yet");
+    StringRef mode = op.getMode();
     RankedTensorType x = op.getInput().getType(), resultType = op.getType();
+    if (mode != "nearest" && !(mode == "linear" && x.getElementType().isF32()))
+      return rewriter.notifyMatchFailure(op, "only nearest, and linear on f32, resize is lowered yet");
     int64_t rank = x.getRank();
     SmallVector<double> scales;
     if (Value s = op.getScales()) {
@@ -474,35 +512,27 @@ struct ResizeNearestLowering : public OpRewritePattern<ResizeOp> {
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange) {
-          SmallVector<Value> indices;
+          auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
+          // Per dim: the index below (or the nearest one), and for linear
+          // the index above with its weight (null for a dim not resized).
+          SmallVector<Value> below, above, weightAbove;
           for (int64_t i = 0; i < rank; ++i) {
             Value out = linalg::IndexOp::create(b, l, i);
             int64_t in = x.getDimSize(i), outDim = resultType.getDimSize(i);
             if (in == outDim && scales[i] == 1.0) {
-              indices.push_back(out);
+              below.push_back(out);
+              above.push_back(nullptr);
+              weightAbove.push_back(nullptr);
               continue;
             }
             Value o = arith::SIToFPOp::create(b, l, f32, arith::IndexCastOp::create(b, l, b.getI64Type(), out));
-            auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
-            Value coord;
-            if (ctm == "asymmetric") {
-              coord = arith::DivFOp::create(b, l, o, c(scales[i]));
-            } else if (ctm == "align_corners") {
-              double ratio = outDim > 1 ? double(in - 1) / (outDim - 1) : 0.0;
-              coord = arith::MulFOp::create(b, l, o, c(ratio));
-            } else if (ctm == "pytorch_half_pixel" && outDim == 1) {
-              coord = c(0);
-            } else { // half_pixel, pytorch_half_pixel, half_pixel_symmetric
-              // half_pixel_symmetric centers the sampled grid: ONNX adds
-              // in/2 * (1 - floor(scale * in) / (scale * in)).
-              double offset = 0.0;
-              if (ctm == "half_pixel_symmetric") {
-                double outWidth = scales[i] * in;
-                offset = in / 2.0 * (1.0 - std::floor(outWidth) / outWidth);
-              }
-              Value shifted = arith::AddFOp::create(b, l, o, c(0.5));
-              coord = arith::SubFOp::create(b, l, arith::DivFOp::create(b, l, shifted, c(scales[i])),
-                                            c(0.5 - offset));
+            Value coord = sourceCoordinate(b, l, o, ctm, scales[i], in, outDim);
+            if (mode == "linear") {
+              Value floor = math::FloorOp::create(b, l, coord);
+              below.push_back(clampedIndex(b, l, floor, in));
+              above.push_back(clampedIndex(b, l, arith::AddFOp::create(b, l, floor, c(1)), in));
+              weightAbove.push_back(arith::SubFOp::create(b, l, coord, floor));
+              continue;
             }
             Value rounded;
             if (nearest == "floor") {
@@ -514,13 +544,32 @@ struct ResizeNearestLowering : public OpRewritePattern<ResizeOp> {
             } else { // round_prefer_floor
               rounded = math::CeilOp::create(b, l, arith::SubFOp::create(b, l, coord, c(0.5)));
             }
-            Value idx = arith::FPToSIOp::create(b, l, b.getI64Type(), rounded);
-            idx = arith::IndexCastOp::create(b, l, b.getIndexType(), idx);
-            idx = arith::MaxSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, 0));
-            idx = arith::MinSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, in - 1));
-            indices.push_back(idx);
+            below.push_back(clampedIndex(b, l, rounded, in));
+            above.push_back(nullptr);
+            weightAbove.push_back(nullptr);
           }
-          linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, op.getInput(), indices)});
+          // Every corner: for each resized dim, below or above.
+          SmallVector<int64_t> resized;
+          for (int64_t i = 0; i < rank; ++i)
+            if (above[i])
+              resized.push_back(i);
+          Value sum;
+          for (int64_t corner = 0; corner < (int64_t(1) << resized.size()); ++corner) {
+            SmallVector<Value> indices = below;
+            Value weight;
+            for (auto [bit, dim] : llvm::enumerate(resized)) {
+              bool up = corner >> bit & 1;
+              if (up)
+                indices[dim] = above[dim];
+              Value w = up ? weightAbove[dim] : arith::SubFOp::create(b, l, c(1), weightAbove[dim]);
+              weight = weight ? arith::MulFOp::create(b, l, weight, w).getResult() : w;
+            }
+            Value v = tensor::ExtractOp::create(b, l, op.getInput(), indices);
+            if (weight)
+              v = arith::MulFOp::create(b, l, v, weight);
+            sum = sum ? arith::AddFOp::create(b, l, sum, v).getResult() : v;
+          }
+          linalg::YieldOp::create(b, l, ValueRange{sum});
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -685,7 +734,7 @@ struct GlobalPoolLowering : public OpRewritePattern<OpTy> {
 } // namespace
 
 void mlir::infer::populateConvolutionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, ConvTransposeLowering, ResizeNearestLowering, PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
+  patterns.add<ConvLowering, ConvTransposeLowering, ResizeLowering, PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
                GlobalPoolLowering<GlobalAveragePoolOp>, GlobalPoolLowering<GlobalMaxPoolOp>>(
       patterns.getContext());
 }

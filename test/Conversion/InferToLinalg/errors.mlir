@@ -22,11 +22,11 @@ func.func @pad_reflect_too_long(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> 
 
 // -----
 
-// Tests that Resize in linear mode is reported as not lowered yet.
-func.func @resize_linear(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
+// Tests that Resize in cubic mode is reported as not lowered yet.
+func.func @resize_cubic(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   %s = infer.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
   // expected-error @below {{cannot lower 'infer.resize' yet with these types or attributes}}
-  %y = infer.resize %x scales(%s) {mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -7.5e-01 : f32, exclude_outside = false} : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x8x8xf32>
+  %y = infer.resize %x scales(%s) {mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -7.5e-01 : f32, exclude_outside = false} : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x8x8xf32>
   return %y : tensor<1x2x8x8xf32>
 }
 

@@ -261,7 +261,10 @@ def reduce_to(g: Graph, x: str, rng) -> str:
     axes = [[1], [2], [3], [2, 3], [1, 2, 3]][int(rng.integers(0, 5))]
     kept = tuple(1 if i in axes else d for i, d in enumerate((n, c, h, w)))
     op = str(rng.choice(["ReduceMax", "ReduceSum", "ReduceMean", "ReduceMin"]))
-    r = g.op(op, [x], kept, axes=axes, keepdims=1)
+    if op == "ReduceSum":  # Its axes are an input since opset 13.
+        r = g.op(op, [x, g.const(np.array(axes, dtype=np.int64))], kept, keepdims=1)
+    else:
+        r = g.op(op, [x], kept, axes=axes, keepdims=1)
     return g.op(str(rng.choice(["Add", "Sub", "Mul"])), [x, r], (n, c, h, w))
 
 
@@ -482,7 +485,7 @@ def make_model(seed: int) -> onnx.ModelProto:
     graph = helper.make_graph(g.nodes, f"fuzz{seed}", inputs,
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, g.shapes[y])],
                               g.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     return model

@@ -478,10 +478,170 @@ def transformer(g: Graph, rng) -> tuple[list, str]:
     return inputs, y
 
 
-def make_model(seed: int) -> onnx.ModelProto:
+# ------------------------------------------------------ tensor programs
+
+def unary(g: Graph, x: str, rng) -> str:
+    shape = g.shapes[x]
+    op = str(rng.choice(["Exp", "Neg", "Abs", "Floor", "Ceil", "Tanh", "Sigmoid", "Erf", "Relu",
+                         "Sqrt", "Log", "Reciprocal", "Softplus", "Sin"]))
+    if op in ("Sqrt", "Log", "Reciprocal"):  # Kept away from 0 and negatives.
+        x = g.op("Add", [g.op("Abs", [x], shape), g.const(np.float32(0.5))], shape)
+    if op == "Exp":
+        x = g.op("Tanh", [x], shape)
+    return g.op(op, [x], shape)
+
+
+def binary(g: Graph, x: str, rng) -> str:
+    """x with a constant broadcast from a random subset of its dims."""
+    shape = g.shapes[x]
+    kept = [d if rng.random() < 0.5 else 1 for d in shape]
+    other = g.const(rng.standard_normal(kept[int(rng.integers(0, len(kept) + 1)):])
+                    .astype(np.float32) if rng.random() < 0.5 else
+                    rng.standard_normal(kept).astype(np.float32))
+    op = str(rng.choice(["Add", "Sub", "Mul", "Max", "Min"]))
+    return g.op(op, [x, other], shape)
+
+
+def where(g: Graph, x: str, rng) -> str:
+    """A mask from a comparison (as attention masks are made), then Where."""
+    shape = g.shapes[x]
+    mask = g.op(str(rng.choice(["Greater", "Less"])), [x, g.const(np.float32(rng.normal()))],
+                shape)
+    return g.op("Where", [mask, x, g.const(np.float32(-3.0))], shape)
+
+
+def matmul(g: Graph, x: str, rng) -> str:
+    """x times a weight (batch dims broadcast), or x times itself
+    transposed (attention scores)."""
+    shape = g.shapes[x]
+    if len(shape) >= 2 and rng.random() < 0.3:
+        perm = list(range(len(shape)))
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+        t = g.op("Transpose", [x], tuple(shape[i] for i in perm), perm=perm)
+        return g.op("MatMul", [x, t], (*shape[:-1], shape[-2]))
+    n = int(rng.choice([1, 3, 8, 16, 17, 33, 64]))
+    lead = shape[:-1]
+    if len(lead) == 2 and rng.random() < 0.3:  # A weight per batch: [b, k, n].
+        return g.op("MatMul", [x, g.weight(lead[0], shape[-1], n)], (*lead, n))
+    return g.op("MatMul", [x, g.weight(shape[-1], n)], (*lead, n))
+
+
+def transpose(g: Graph, x: str, rng) -> str:
+    shape = g.shapes[x]
+    perm = [int(i) for i in rng.permutation(len(shape))]
+    return g.op("Transpose", [x], tuple(shape[i] for i in perm), perm=perm)
+
+
+def reshape(g: Graph, x: str, rng) -> str:
+    """Merge two neighbouring dims, or split one into two factors."""
+    shape = list(g.shapes[x])
+    if len(shape) >= 2 and (len(shape) >= 4 or rng.random() < 0.5):
+        i = int(rng.integers(0, len(shape) - 1))
+        new = shape[:i] + [shape[i] * shape[i + 1]] + shape[i + 2:]
+    else:
+        i = int(rng.integers(0, len(shape)))
+        factors = [f for f in range(2, shape[i]) if shape[i] % f == 0]
+        if not factors:
+            return x
+        f = int(rng.choice(factors))
+        new = shape[:i] + [f, shape[i] // f] + shape[i + 1:]
+    return g.op("Reshape", [x, g.const(np.array(new, dtype=np.int64))], tuple(new))
+
+
+def slice_or_gather(g: Graph, x: str, rng) -> str:
+    shape = list(g.shapes[x])
+    axis = int(rng.integers(0, len(shape)))
+    if shape[axis] < 2:
+        return x
+    if rng.random() < 0.5:
+        index = rng.integers(-shape[axis], shape[axis], int(rng.integers(1, 5)))
+        out = shape[:axis] + [len(index)] + shape[axis + 1:]
+        return g.op("Gather", [x, g.const(index.astype(np.int64))], tuple(out), axis=axis)
+    start = int(rng.integers(0, shape[axis] - 1))
+    step = int(rng.choice([1, 1, 2, -1]))
+    if step < 0:
+        start, end = shape[axis] - 1 - start, -shape[axis] - 1
+        count = len(range(start, -1, -1))
+    else:
+        end = int(rng.integers(start + 1, shape[axis] + 1))
+        count = len(range(start, end, step))
+    out = shape[:axis] + [count] + shape[axis + 1:]
+    return g.op("Slice", [x, g.const(np.array([start], dtype=np.int64)),
+                          g.const(np.array([end], dtype=np.int64)),
+                          g.const(np.array([axis], dtype=np.int64)),
+                          g.const(np.array([step], dtype=np.int64))], tuple(out))
+
+
+def concat_self(g: Graph, x: str, rng) -> str:
+    """x concatenated with a function of itself along any axis."""
+    shape = list(g.shapes[x])
+    axis = int(rng.integers(0, len(shape)))
+    other = unary(g, x, rng)
+    out = list(shape)
+    out[axis] *= 2
+    return g.op("Concat", [other, x] if rng.random() < 0.5 else [x, other], tuple(out), axis=axis)
+
+
+def reduce_any(g: Graph, x: str, rng) -> str:
+    shape = g.shapes[x]
+    if len(shape) < 2:
+        return x
+    axis = int(rng.integers(0, len(shape)))
+    keep = int(rng.integers(0, 2))
+    out = tuple(1 if i == axis else d for i, d in enumerate(shape)) if keep else \
+        tuple(d for i, d in enumerate(shape) if i != axis)
+    op = str(rng.choice(["ReduceMax", "ReduceMean", "ReduceSum", "ReduceL2", "ReduceLogSumExp",
+                         "ArgMax"]))
+    if op == "ArgMax":  # An index, cast back to float.
+        i = g.op("ArgMax", [x], out, axis=axis, keepdims=keep)
+        return g.op("Cast", [i], out, to=TensorProto.FLOAT)
+    if op == "ReduceSum":
+        return g.op(op, [x, g.const(np.array([axis], dtype=np.int64))], out, keepdims=keep)
+    return g.op(op, [x], out, axes=[axis], keepdims=keep)
+
+
+def softmax_any(g: Graph, x: str, rng) -> str:
+    axis = int(rng.integers(-len(g.shapes[x]), len(g.shapes[x])))
+    return g.op(str(rng.choice(["Softmax", "LogSoftmax"])), [x], g.shapes[x], axis=axis)
+
+
+def expand(g: Graph, x: str, rng) -> str:
+    shape = list(g.shapes[x])
+    ones = [i for i, d in enumerate(shape) if d == 1]
+    if not ones:
+        return g.op("Unsqueeze", [x, g.const(np.array([0], dtype=np.int64))], (1, *shape))
+    out = list(shape)
+    out[int(rng.choice(ones))] = int(rng.integers(2, 6))
+    return g.op("Expand", [x, g.const(np.array(out, dtype=np.int64))], tuple(out))
+
+
+def tensor_program(g: Graph, rng) -> tuple[list, str]:
+    rank = int(rng.integers(2, 5))
+    shape = tuple(int(rng.choice([1, 2, 3, 5, 7, 8, 16, 24, 33])) for _ in range(rank))
+    x = "x"
+    g.shapes[x] = shape
+    steps = [unary, binary, where, matmul, matmul, transpose, reshape, slice_or_gather,
+             concat_self, reduce_any, softmax_any, expand]
+    y = x
+    for _ in range(int(rng.integers(2, 9))):
+        y = steps[int(rng.integers(0, len(steps)))](g, y, rng)
+        if int(np.prod(g.shapes[y])) > 1 << 16 or len(g.shapes[y]) > 5:
+            break
+    if y == x:
+        y = unary(g, x, rng)
+    return [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape)], y
+
+
+FAMILIES = {"cnn": cnn, "transformer": transformer, "tensor": tensor_program}
+
+
+def make_model(seed: int, family: str = "any") -> onnx.ModelProto:
     rng = np.random.default_rng(seed)
     g = Graph(rng)
-    inputs, y = (cnn if rng.random() < 0.6 else transformer)(g, rng)
+    pick = rng.random()
+    if family == "any":
+        family = "cnn" if pick < 0.45 else "transformer" if pick < 0.75 else "tensor"
+    inputs, y = FAMILIES[family](g, rng)
     graph = helper.make_graph(g.nodes, f"fuzz{seed}", inputs,
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, g.shapes[y])],
                               g.initializers)
@@ -539,14 +699,14 @@ def compile_model(onnx_path: Path, engine: Path, target: str, feeds: dict, extra
 
 
 def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
-               model: onnx.ModelProto | None = None) -> dict:
+               model: onnx.ModelProto | None = None, family: str = "any") -> dict:
     import onnxruntime as ort
     from cuda_plan_exec import emulate
     from infer_cpu import CompiledModel
 
     work = out / f"seed-{seed}"
     work.mkdir(parents=True, exist_ok=True)
-    model = model or make_model(seed)
+    model = model or make_model(seed, family)
     onnx_path = out / f"seed-{seed}.onnx"
     onnx.save(model, str(onnx_path))
     feeds = model_inputs(model, np.random.default_rng(seed + 1))
@@ -605,6 +765,8 @@ def main() -> int:
     parser.add_argument("--seeds", default="0-19", help="seeds: 5, 0-99, or 1,4,10-20")
     parser.add_argument("--out", type=Path, required=True, help="folder for failing seeds' files")
     parser.add_argument("--keep", action="store_true", help="keep every seed's files")
+    parser.add_argument("--family", choices=["any", *FAMILIES], default="any",
+                        help="the kind of models to make (default: any, by the seed)")
     parser.add_argument("--model", type=Path,
                         help="check this .onnx (a kept failure, reduced by hand) instead of seeds")
     parser.add_argument("--no-staged", action="store_true",
@@ -617,7 +779,7 @@ def main() -> int:
     for seed in seeds:
         start = time.time()
         result = check_seed(seed, args.out, cuda_flags, args.keep,
-                            onnx.load(str(args.model)) if args.model else None)
+                            onnx.load(str(args.model)) if args.model else None, args.family)
         state = "FAIL" if result["failures"] else ("unsupported" if result["unsupported"] else "ok")
         print(f"seed {seed}: {state} ({result['nodes']} nodes, {time.time() - start:.0f} s)",
               flush=True)

@@ -150,6 +150,9 @@ def parse_dense(text: str, typ: MemRefType) -> np.ndarray:
             return v == "true"
         if v.startswith("0x"):
             return float_from_bits(v, typ.dtype)
-        return float(v) if typ.dtype.kind == "f" else int(float(v))
+        if typ.dtype.kind == "f":
+            return float(v)
+        # Exactly: an int64's extremes do not survive a trip through float.
+        return int(v) if re.fullmatch(r"[-+]?\d+", v) else int(float(v))
     values = np.array([value(v) for v in flat], dtype=typ.dtype)
     return np.resize(values, count) if values.size == 1 else values

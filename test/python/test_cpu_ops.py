@@ -197,6 +197,35 @@ def case_instance_norm(rng):
     return m, {"x": weight(rng, 2, 3, 5, 7, scale=2) + 1, "v": weight(rng, 1, 3, 9)}
 
 
+def case_arg_reductions(rng):
+    """ArgMax and ArgMin, ties included (first or last index), on floats
+    and integers, with and without keepdims."""
+    nodes = [
+        helper.make_node("ArgMax", ["x"], ["a"], axis=1, keepdims=0),
+        helper.make_node("ArgMin", ["x"], ["b"], axis=-1, keepdims=1, select_last_index=1),
+        helper.make_node("ArgMax", ["i"], ["c"], axis=0, select_last_index=1),
+        helper.make_node("ArgMin", ["i"], ["d"], axis=1, keepdims=0),
+    ]
+    m = model(nodes, [("x", F, [2, 6, 5]), ("i", TensorProto.INT32, [4, 7])],
+              [("a", TensorProto.INT64), ("b", TensorProto.INT64), ("c", TensorProto.INT64),
+               ("d", TensorProto.INT64)])
+    return m, {"x": rng.integers(-2, 3, [2, 6, 5]).astype(np.float32),
+               "i": rng.integers(-2, 3, [4, 7]).astype(np.int32)}
+
+
+def case_matmul_vectors(rng):
+    """MatMul with 1-D operands: a vector times a batch of matrices, a
+    matrix times a vector, and a dot product."""
+    nodes = [
+        helper.make_node("MatMul", ["v", "m"], ["a"]),
+        helper.make_node("MatMul", ["w", "v"], ["b"]),
+        helper.make_node("MatMul", ["v", "v"], ["c"]),
+    ]
+    m = model(nodes, [("v", F, [6]), ("m", F, [2, 6, 3]), ("w", F, [4, 6])],
+              [("a", F), ("b", F), ("c", F)])
+    return m, {"v": weight(rng, 6), "m": weight(rng, 2, 6, 3), "w": weight(rng, 4, 6)}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

@@ -88,6 +88,8 @@ MODELS = {
     # Bilinear upsampling (half pixel) into a concat and a 1x1 convolution,
     # then a bilinear downsampling (align corners).
     "bilinear_decoder": (INPUTS / "bilinear_decoder.onnxtext", {}),
+    # A vector times a matrix, ArgMax and ArgMin with ties.
+    "argmax_matvec": (INPUTS / "argmax_matvec.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

@@ -93,8 +93,44 @@ struct MatMulLowering : public OpRewritePattern<MatMulOp> {
     // "broadcast" form cannot express, so iterate them through the operand.
     AffineMap outMap = AffineMap::get(numDims, 0, outExprs, ctx);
     if (vecLhs || vecRhs) {
-      // Reshape vectors into matrices, then drop the unit dim at the end.
-      return rewriter.notifyMatchFailure(op, "1-D matmul operands are not lowered yet");
+      // A vector is a matrix of one row (A) or one column (B): the MatMul of
+      // those (lowered in turn), its unit dim dropped again.
+      auto asMatrix = [&](Value v, bool row) -> Value {
+        auto type = cast<RankedTensorType>(v.getType());
+        SmallVector<int64_t> shape = {type.getDimSize(0)};
+        shape.insert(row ? shape.begin() : shape.end(), 1);
+        return tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v,
+            ArrayRef<ReassociationIndices>{{0, 1}});
+      };
+      Value lhs = vecLhs ? asMatrix(op.getLhs(), true) : op.getLhs();
+      Value rhs = vecRhs ? asMatrix(op.getRhs(), false) : op.getRhs();
+      SmallVector<int64_t> shape(resultType.getShape());
+      if (vecLhs)
+        shape.insert(shape.end() - (vecRhs ? 0 : 1), 1);
+      if (vecRhs)
+        shape.push_back(1);
+      auto matrixType = RankedTensorType::get(shape, resultType.getElementType());
+      Value product = MatMulOp::create(rewriter, loc, matrixType, lhs, rhs);
+      // The unit dims (A's m: the last but one, B's n: the last) join the
+      // next dim kept, or the last one kept; a scalar result has no groups.
+      int64_t rank = matrixType.getRank();
+      auto dropped = [&](int64_t i) {
+        return (vecRhs && i == rank - 1) || (vecLhs && i == rank - 2);
+      };
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t i = 0; i < rank; ++i) {
+        pending.push_back(i);
+        if (!dropped(i)) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      if (!groups.empty())
+        groups.back().append(pending.begin(), pending.end());
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, resultType, product, groups);
+      return success();
     }
     Type et = resultType.getElementType();
     Value init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));

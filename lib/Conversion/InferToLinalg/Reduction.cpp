@@ -158,6 +158,77 @@ struct SoftmaxLowering : public OpRewritePattern<OpTy> {
   }
 };
 
+/// ArgMax and ArgMin: one generic reducing `axis` into two outputs, the
+/// best value so far (a scratch tensor, starting at -inf or +inf, or the
+/// integer type's extreme) and its index (i64). A later element replaces
+/// the best only when strictly better, so the first of equal elements
+/// wins; with select_last_index, when better or equal.
+template <typename OpTy>
+struct ArgLowering : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    constexpr bool isMax = std::is_same_v<OpTy, ArgMaxOp>;
+    auto x = cast<RankedTensorType>(op.getInput().getType());
+    Type et = x.getElementType();
+    auto intType = dyn_cast<IntegerType>(et);
+    if (!isa<FloatType>(et) && !(intType && intType.getWidth() > 1))
+      return rewriter.notifyMatchFailure(op, "arg reduction of a non-numeric type");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = x.getRank(), axis = op.getAxis();
+    bool last = op.getSelectLastIndex();
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t i = 0; i < rank; ++i) {
+      iterators.push_back(i == axis ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+      if (i != axis || op.getKeepDims()) {
+        shape.push_back(i == axis ? 1 : x.getDimSize(i));
+        outExprs.push_back(i == axis ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(i, ctx));
+      }
+    }
+    Value worst;
+    if (intType) {
+      APInt extreme = isMax ? APInt::getSignedMinValue(intType.getWidth())
+                            : APInt::getSignedMaxValue(intType.getWidth());
+      worst = arith::ConstantOp::create(rewriter, loc, IntegerAttr::get(et, extreme));
+    } else {
+      constexpr double inf = std::numeric_limits<double>::infinity();
+      worst = scalarConstant(rewriter, loc, et, isMax ? -inf : inf);
+    }
+    auto bestType = RankedTensorType::get(shape, et);
+    RankedTensorType indexType = op.getType();
+    Value best = filledTensor(rewriter, loc, bestType, worst);
+    Value index = filledTensor(rewriter, loc, indexType,
+                               scalarConstant(rewriter, loc, indexType.getElementType(), 0));
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{bestType, indexType}, ValueRange{op.getInput()},
+        ValueRange{best, index},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), outMap, outMap}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value better;
+          if (intType) {
+            auto pred = isMax ? (last ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
+                              : (last ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(b, l, pred, a[0], a[1]);
+          } else {
+            auto pred = isMax ? (last ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
+                              : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
+            better = arith::CmpFOp::create(b, l, pred, a[0], a[1]);
+          }
+          Value i = arith::IndexCastOp::create(b, l, indexType.getElementType(),
+                                               linalg::IndexOp::create(b, l, axis));
+          linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, better, a[0], a[1]),
+                                                   arith::SelectOp::create(b, l, better, i, a[2])});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
 /// x - mean and 1 / sqrt(var + eps) over `axes` (the latter with them kept
 /// as 1s): what layer and instance norms scale.
 std::pair<Value, Value> centeredAndInvStd(OpBuilder &b, Location loc, Value input,
@@ -288,6 +359,6 @@ void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns)
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceSumSquareOp>,
                ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
                SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, InstanceNormLowering,
-               BatchNormLowering>(
+               BatchNormLowering, ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>>(
       patterns.getContext());
 }

@@ -99,3 +99,31 @@ func.func @gemm_trans_a_no_c(%a: tensor<8x2xf32>, %b: tensor<8x5xf32>) -> tensor
   %r = infer.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = true, trans_b = false} : (tensor<8x2xf32>, tensor<8x5xf32>) -> tensor<2x5xf32>
   return %r : tensor<2x5xf32>
 }
+
+// -----
+
+// Tests that a MatMul with a 1-D operand multiplies it as a matrix of one
+// column (B) and drops that unit dim from the product again.
+// CHECK-LABEL: func.func @matmul_vector
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4x8xf32>, %[[B:[^:]+]]: tensor<8xf32>
+// CHECK: %[[COLUMN:.+]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}ins(%[[A]], %[[COLUMN]] : tensor<4x8xf32>, tensor<8x1xf32>) outs(%{{.+}} : tensor<4x1xf32>)
+// CHECK: %[[R:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK: return %[[R]]
+func.func @matmul_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
+  %r = infer.matmul %a, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a vector times a vector is a rank-0 product (every unit dim
+// collapsed away).
+// CHECK-LABEL: func.func @dot
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [1, 8]
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [8, 1]
+// CHECK: tensor.collapse_shape %{{.+}} [] : tensor<1x1xf32> into tensor<f32>
+func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<f32> {
+  %r = infer.matmul %a, %b : tensor<8xf32>, tensor<8xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}

@@ -29,12 +29,3 @@ func.func @resize_cubic(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   %y = infer.resize %x scales(%s) {mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -7.5e-01 : f32, exclude_outside = false} : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x8x8xf32>
   return %y : tensor<1x2x8x8xf32>
 }
-
-// -----
-
-// Tests that a MatMul with a 1-D operand is reported as not lowered yet.
-func.func @matmul_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-error @below {{cannot lower 'infer.matmul' yet with these types or attributes}}
-  %r = infer.matmul %a, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4xf32>
-  return %r : tensor<4xf32>
-}

@@ -193,3 +193,40 @@ func.func @instance_norm(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<
   %y = infer.instance_norm %x, %s, %b {epsilon = 1.0e-05 : f32} : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
   return %y : tensor<2x3x4x5xf32>
 }
+
+// -----
+
+// Tests that ArgMax reduces its axis into two outputs, the best value so far
+// (from -inf) and its index (from 0), replacing them only on a strictly
+// greater element (the first of equals wins); the index is the result.
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @arg_max
+// CHECK-DAG: %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK: %[[BEST:.+]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%{{.+}} : tensor<3xf32>)
+// CHECK: %[[INDEX:.+]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.+}} : tensor<3xi64>)
+// CHECK: %[[R:.+]]:2 = linalg.generic {indexing_maps = [#{{.+}}, #[[$ROW]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}{{.*}}outs(%[[BEST]], %[[INDEX]] :
+// CHECK: ^bb0(%[[IN:.+]]: f32, %[[OUT:.+]]: f32, %[[OUT_I:.+]]: i64):
+// CHECK: %[[GT:.+]] = arith.cmpf ogt, %[[IN]], %[[OUT]] : f32
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[I64:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[V:.+]] = arith.select %[[GT]], %[[IN]], %[[OUT]] : f32
+// CHECK: %[[J:.+]] = arith.select %[[GT]], %[[I64]], %[[OUT_I]] : i64
+// CHECK: linalg.yield %[[V]], %[[J]] : f32, i64
+// CHECK: return %[[R]]#1 : tensor<3xi64>
+func.func @arg_max(%x: tensor<3x5xf32>) -> tensor<3xi64> {
+  %i = infer.arg_max %x {axis = 1 : i64, keep_dims = false, select_last_index = false} : tensor<3x5xf32> -> tensor<3xi64>
+  return %i : tensor<3xi64>
+}
+
+// -----
+
+// Tests that ArgMin with select_last_index on integers starts from the
+// type's largest value and takes an equal element too (the last wins).
+// CHECK-LABEL: func.func @arg_min_last
+// CHECK: arith.constant 2147483647 : i32
+// CHECK: arith.cmpi sle
+func.func @arg_min_last(%x: tensor<3x5xi32>) -> tensor<1x5xi64> {
+  %i = infer.arg_min %x {axis = 0 : i64, keep_dims = true, select_last_index = true} : tensor<3x5xi32> -> tensor<1x5xi64>
+  return %i : tensor<1x5xi64>
+}

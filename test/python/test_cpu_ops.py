@@ -226,6 +226,37 @@ def case_matmul_vectors(rng):
     return m, {"v": weight(rng, 6), "m": weight(rng, 2, 6, 3), "w": weight(rng, 4, 6)}
 
 
+def case_norms_lrn_group_lp(rng):
+    """LRN (AlexNet's), GroupNormalization (opset 21, per-channel scale),
+    LpNormalization with p = 1 and 2, Hardmax."""
+    nodes = [
+        helper.make_node("LRN", ["x"], ["a"], size=5, alpha=0.01, beta=0.75, bias=2.0),
+        helper.make_node("GroupNormalization", ["x", "s", "b"], ["g"], num_groups=3),
+        helper.make_node("LpNormalization", ["x"], ["l1"], axis=1, p=1),
+        helper.make_node("LpNormalization", ["x"], ["l2"], axis=-1, p=2),
+        helper.make_node("Hardmax", ["r"], ["h"], axis=2),
+    ]
+    m = model(nodes, [("x", F, [2, 6, 4, 5]), ("r", F, [2, 6, 4, 5])],
+              [("a", F), ("g", F), ("l1", F), ("l2", F), ("h", F)],
+              [("s", weight(rng, 6)), ("b", weight(rng, 6))], opset=21)
+    return m, {"x": weight(rng, 2, 6, 4, 5, scale=1),
+               "r": np.round(weight(rng, 2, 6, 4, 5, scale=2))}
+
+
+def case_trilu_gather_elements(rng):
+    """Trilu (upper and lower, diagonal offsets) and GatherElements with
+    negative indices."""
+    nodes = [
+        helper.make_node("Trilu", ["x", "k"], ["u"], upper=1),
+        helper.make_node("Trilu", ["x", "kl"], ["l"], upper=0),
+        helper.make_node("GatherElements", ["x", "i"], ["g"], axis=1),
+    ]
+    m = model(nodes, [("x", F, [2, 5, 6]), ("i", TensorProto.INT64, [2, 3, 6])],
+              [("u", F), ("l", F), ("g", F)],
+              [("k", np.array(1, np.int64)), ("kl", np.array(-2, np.int64))], opset=14)
+    return m, {"x": weight(rng, 2, 5, 6, scale=1), "i": rng.integers(-5, 5, [2, 3, 6])}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

@@ -90,6 +90,8 @@ MODELS = {
     "bilinear_decoder": (INPUTS / "bilinear_decoder.onnxtext", {}),
     # A vector times a matrix, ArgMax and ArgMin with ties.
     "argmax_matvec": (INPUTS / "argmax_matvec.onnxtext", {}),
+    # LRN, GroupNormalization, Trilu, GatherElements and Hardmax.
+    "classic_norms": (INPUTS / "classic_norms.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

@@ -290,8 +290,19 @@ struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
   }
 };
 
+/// A per-channel parameter [C] read as [C, 1, ...] (rank - 1 dims), so that
+/// numpy broadcasting applies it along dim 1 of a rank-`rank` tensor.
+Value alongDim1(OpBuilder &b, Location loc, Value v, int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = type.getDimSize(0);
+  SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1))};
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
+                                       v, all);
+}
+
 /// Instance norm: a layer norm of each (n, c) over the spatial dims, its
-/// scale and bias per channel (dim 1: read as [C, 1, ...] to broadcast).
+/// scale and bias per channel.
 struct InstanceNormLowering : public OpRewritePattern<InstanceNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(InstanceNormOp op, PatternRewriter &rewriter) const override {
@@ -301,18 +312,170 @@ struct InstanceNormLowering : public OpRewritePattern<InstanceNormOp> {
     if (!isa<FloatType>(x.getElementType()) || x.getRank() < 3)
       return rewriter.notifyMatchFailure(op, "integer or rank < 3 instance norm");
     Location loc = op.getLoc();
-    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, x.getRank()));
+    int64_t rank = x.getRank();
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
     auto [centered, invStd] = centeredAndInvStd(rewriter, loc, op.getInput(), axes,
                                                 op.getEpsilon().convertToDouble());
-    SmallVector<int64_t> perChannel(x.getRank() - 1, 1);
-    perChannel[0] = x.getDimSize(1);
-    auto channelType = RankedTensorType::get(perChannel, x.getElementType());
-    SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, x.getRank() - 1))};
-    auto alongDim1 = [&](Value v) -> Value {
-      return tensor::ExpandShapeOp::create(rewriter, loc, channelType, v, all);
-    };
     rewriter.replaceOp(op, scaleNormalized(rewriter, loc, x, centered, invStd,
-                                           alongDim1(op.getScale()), alongDim1(op.getBias())));
+                                           alongDim1(rewriter, loc, op.getScale(), rank),
+                                           alongDim1(rewriter, loc, op.getBias(), rank)));
+    return success();
+  }
+};
+
+/// Group norm: the channels of each sample split into groups ([N, C, S...]
+/// seen as [N, G, C/G, S...]), each group normalized over its channels and
+/// positions; then the per-channel scale and bias.
+struct GroupNormLowering : public OpRewritePattern<GroupNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupNormOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    int64_t rank = x.getRank(), groups = op.getNumGroups(), channels = x.getDimSize(1);
+    if (!isa<FloatType>(x.getElementType()) || rank < 3 || groups < 1 || channels % groups)
+      return rewriter.notifyMatchFailure(op, "integer, rank < 3 or uneven groups");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> shape = {x.getDimSize(0), groups, channels / groups};
+    llvm::append_range(shape, x.getShape().drop_front(2));
+    auto groupedType = RankedTensorType::get(shape, x.getElementType());
+    SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
+    for (int64_t i = 2; i < rank; ++i)
+      split.push_back({i + 1});
+    Value grouped = tensor::ExpandShapeOp::create(rewriter, loc, groupedType, op.getInput(), split);
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank + 1));
+    auto [centered, invStd] = centeredAndInvStd(rewriter, loc, grouped, axes,
+                                                op.getEpsilon().convertToDouble());
+    Value normalized = buildElementwise(rewriter, loc, groupedType, ValueRange{centered, invStd},
+                                        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                          return arith::MulFOp::create(b, l, a[0], a[1]);
+                                        });
+    Value back = tensor::CollapseShapeOp::create(rewriter, loc, x, normalized, split);
+    Value result = buildElementwise(
+        rewriter, loc, x,
+        ValueRange{back, alongDim1(rewriter, loc, op.getScale(), rank),
+                   alongDim1(rewriter, loc, op.getBias(), rank)},
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// LpNormalization: x divided by its L1 (sum of |x|) or L2 norm along axis.
+struct LpNormLowering : public OpRewritePattern<LpNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LpNormOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    int64_t p = op.getP();
+    if (!isa<FloatType>(x.getElementType()) || (p != 1 && p != 2))
+      return rewriter.notifyMatchFailure(op, "integer, or p other than 1 and 2");
+    Location loc = op.getLoc();
+    Value norm = reduce(rewriter, loc, op.getInput(), {op.getAxis()}, true, 0.0,
+                        [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                          Value term = p == 1 ? Value(math::AbsFOp::create(b, l, v))
+                                              : Value(arith::MulFOp::create(b, l, v, v));
+                          return arith::AddFOp::create(b, l, acc, term);
+                        });
+    Value result = buildElementwise(rewriter, loc, x, ValueRange{op.getInput(), norm},
+                                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      Value n = p == 1 ? a[1] : Value(math::SqrtOp::create(b, l, a[1]));
+                                      return arith::DivFOp::create(b, l, a[0], n);
+                                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Hardmax: 1 where the element is its axis' first maximum (ArgMax's
+/// index), else 0.
+struct HardmaxLowering : public OpRewritePattern<HardmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HardmaxOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    if (!isa<FloatType>(x.getElementType()))
+      return rewriter.notifyMatchFailure(op, "integer hardmax");
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    SmallVector<int64_t> shape(x.getShape());
+    shape[axis] = 1;
+    Value first = ArgMaxOp::create(rewriter, loc, RankedTensorType::get(shape, rewriter.getI64Type()),
+                                   op.getInput(), axis, /*keep_dims=*/true,
+                                   /*select_last_index=*/false);
+    Value result = buildElementwise(
+        rewriter, loc, x, first, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, a[0]);
+          return arith::SelectOp::create(b, l, hit, scalarConstant(b, l, x.getElementType(), 1.0),
+                                         scalarConstant(b, l, x.getElementType(), 0.0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// LRN: x / (bias + alpha / size * s)^beta, s the sum of squares over the
+/// channels c - floor((size-1)/2) .. c + ceil((size-1)/2) that exist: the
+/// squares padded with zeros along dim 1, summed over a window of `size`
+/// channels (iterated through an operand of that shape, as pooling does).
+struct LRNLowering : public OpRewritePattern<LRNOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LRNOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    Type et = x.getElementType();
+    int64_t rank = x.getRank(), size = op.getSize();
+    if (!isa<FloatType>(et) || rank < 2 || size < 1)
+      return rewriter.notifyMatchFailure(op, "integer, rank < 2 or empty window");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    Value squares = buildElementwise(rewriter, loc, x, op.getInput(),
+                                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                       return arith::MulFOp::create(b, l, a[0], a[0]);
+                                     });
+    SmallVector<int64_t> padShape(x.getShape());
+    padShape[1] += size - 1;
+    SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0)), high(rank, rewriter.getIndexAttr(0));
+    low[1] = rewriter.getIndexAttr((size - 1) / 2);
+    high[1] = rewriter.getIndexAttr(size / 2);
+    Value padded = tensor::PadOp::create(rewriter, loc, RankedTensorType::get(padShape, et), squares,
+                                         low, high, scalarConstant(rewriter, loc, et, 0.0));
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      inExprs.push_back(i == 1 ? d(1) + d(rank) : d(i));
+      outExprs.push_back(d(i));
+    }
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{size}, et);
+    Value sums = linalg::GenericOp::create(
+                     rewriter, loc, TypeRange{x}, ValueRange{padded, window},
+                     ValueRange{filledTensor(rewriter, loc, x, scalarConstant(rewriter, loc, et, 0.0))},
+                     ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                         AffineMap::get(rank + 1, 0, {d(rank)}, ctx),
+                                         AffineMap::get(rank + 1, 0, outExprs, ctx)},
+                     iterators,
+                     [](OpBuilder &b, Location l, ValueRange a) {
+                       linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], a[0])});
+                     })
+                     .getResult(0);
+    double alpha = op.getAlpha().convertToDouble(), beta = op.getBeta().convertToDouble(),
+           bias = op.getBias().convertToDouble();
+    Value result = buildElementwise(
+        rewriter, loc, x, ValueRange{op.getInput(), sums}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value scaled = arith::MulFOp::create(b, l, a[1], scalarConstant(b, l, et, alpha / size));
+          Value base = arith::AddFOp::create(b, l, scaled, scalarConstant(b, l, et, bias));
+          Value power = math::PowFOp::create(b, l, base, scalarConstant(b, l, et, beta));
+          return arith::DivFOp::create(b, l, a[0], power);
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -359,6 +522,7 @@ void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns)
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceSumSquareOp>,
                ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
                SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, InstanceNormLowering,
-               BatchNormLowering, ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>>(
+               BatchNormLowering, ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>,
+               GroupNormLowering, LpNormLowering, HardmaxLowering, LRNLowering>(
       patterns.getContext());
 }

@@ -313,6 +313,69 @@ struct PadLowering : public OpRewritePattern<PadOp> {
   }
 };
 
+/// Trilu: x where the element is in the kept triangle of the last two dims
+/// (column - row >= k for the upper one, <= k for the lower), else 0.
+struct TriluLowering : public OpRewritePattern<TriluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TriluOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    auto k = constantInts(op.getK());
+    if (!k || k->size() != 1)
+      return rewriter.notifyMatchFailure(op, "non-constant k");
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), diagonal = (*k)[0];
+    bool upper = op.getUpper();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), type, op.getInput(), [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value row = linalg::IndexOp::create(b, l, rank - 2), col = linalg::IndexOp::create(b, l, rank - 1);
+          Value offset = arith::SubIOp::create(b, l, col, row);
+          Value kept = arith::CmpIOp::create(
+              b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, offset,
+              arith::ConstantIndexOp::create(b, l, diagonal));
+          Type et = type.getElementType();
+          Value zero = isa<FloatType>(et) ? scalarConstant(b, l, et, 0.0)
+                                          : arith::ConstantOp::create(b, l, b.getZeroAttr(et)).getResult();
+          return arith::SelectOp::create(b, l, kept, a[0], zero);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// GatherElements: out[i...] = data[i... with i_axis = indices[i...]];
+/// negative indices count from the end, and every index is clamped into
+/// the data (ONNX leaves out-of-range ones undefined; no read goes past).
+struct GatherElementsLowering : public OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherElementsOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    int64_t dim = cast<RankedTensorType>(op.getData().getType()).getDimSize(axis);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{op.getIndices()},
+        ValueRange{emptyTensor(rewriter, loc, resultType)},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, index(0));
+          i = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, i, index(dim)), i);
+          i = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, index(0)), index(dim - 1));
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d)
+            indices.push_back(d == axis ? i : linalg::IndexOp::create(b, l, d).getResult());
+          linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, op.getData(), indices)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ExpandLowering : public OpRewritePattern<ExpandOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ExpandOp op, PatternRewriter &rewriter) const override {
@@ -346,5 +409,6 @@ void mlir::infer::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns)
   patterns.add<ConstantLowering, ReshapeLikeLowering<ReshapeOp>, ReshapeLikeLowering<FlattenOp>,
                ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
                TransposeLowering, ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
-               PadLowering, ExpandLowering, ConstantOfShapeLowering>(patterns.getContext());
+               PadLowering, ExpandLowering, ConstantOfShapeLowering, TriluLowering,
+               GatherElementsLowering>(patterns.getContext());
 }

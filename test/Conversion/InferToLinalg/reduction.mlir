@@ -230,3 +230,78 @@ func.func @arg_min_last(%x: tensor<3x5xi32>) -> tensor<1x5xi64> {
   %i = infer.arg_min %x {axis = 0 : i64, keep_dims = true, select_last_index = true} : tensor<3x5xi32> -> tensor<1x5xi64>
   return %i : tensor<1x5xi64>
 }
+
+// -----
+
+// Tests that LRN sums the squares over a window of `size` channels of the
+// squares padded with (size-1)/2 zero channels before and size/2 after
+// (the window iterated through an operand of its shape), then divides x by
+// (bias + alpha / size * sum)^beta.
+// CHECK-DAG: #[[$WINDOW_IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d4, d2, d3)>
+// CHECK-DAG: #[[$WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
+// CHECK-LABEL: func.func @lrn
+// CHECK: %[[SQ:.+]] = linalg.generic
+// CHECK: arith.mulf %[[A:.+]], %[[A]] : f32
+// CHECK: %[[PAD:.+]] = tensor.pad %[[SQ]] low[0, 2, 0, 0] high[0, 2, 0, 0]
+// CHECK: %[[WIN:.+]] = tensor.empty() : tensor<5xf32>
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$WINDOW_IN]], #[[$WINDOW]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[PAD]], %[[WIN]] :
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[SUM]] :
+// CHECK: math.powf
+// CHECK: arith.divf
+func.func @lrn(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %y = infer.lrn %x {size = 5 : i64, alpha = 1.0e-04 : f32, beta = 7.5e-01 : f32, bias = 1.0 : f32} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  return %y : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Tests that GroupNormalization normalizes [N, C, H, W] as [N, G, C/G, H, W]
+// over its last three dims, collapses it back and applies the per-channel
+// scale and bias as [C, 1, 1].
+// CHECK-LABEL: func.func @group_norm
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x8x4x4xf32>
+// CHECK: %[[G:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 4, 4, 4]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]{{.*}} ins(%[[G]] :
+// CHECK: math.rsqrt
+// CHECK: %[[N:.+]] = linalg.generic {{.*}}outs(%{{.+}} : tensor<1x2x4x4x4xf32>)
+// CHECK: %[[BACK:.+]] = tensor.collapse_shape %[[N]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x4x4x4xf32> into tensor<1x8x4x4xf32>
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1, 2]] output_shape [8, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[BACK]], %{{.+}}, %{{.+}} : tensor<1x8x4x4xf32>, tensor<8x1x1xf32>, tensor<8x1x1xf32>)
+func.func @group_norm(%x: tensor<1x8x4x4xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
+  %y = infer.group_norm %x, %s, %b {num_groups = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return %y : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Tests that Hardmax is 1 where the axis index equals ArgMax's (kept dims),
+// else 0.
+// CHECK-LABEL: func.func @hardmax
+// CHECK: %[[ARG:.+]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.generic {{.*}} ins(%[[ARG]]#1 : tensor<2x1xi64>)
+// CHECK: ^bb0(%[[FIRST:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[I64:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[HIT:.+]] = arith.cmpi eq, %[[I64]], %[[FIRST]] : i64
+// CHECK: arith.select %[[HIT]]
+func.func @hardmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = infer.hardmax %x {axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// Tests that LpNormalization with p = 2 divides x by the square root of its
+// sum of squares along the axis.
+// CHECK-LABEL: func.func @lp_norm
+// CHECK: %[[SS:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[SS]] : tensor<2x8xf32>, tensor<2x1xf32>)
+// CHECK: %[[NORM:.+]] = math.sqrt
+// CHECK: arith.divf %{{.+}}, %[[NORM]] : f32
+func.func @lp_norm(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = infer.lp_norm %x {axis = 1 : i64, p = 2 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}

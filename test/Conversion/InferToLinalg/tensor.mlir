@@ -279,3 +279,47 @@ func.func @pad_crop(%x: tensor<3x4xf32>, %v: tensor<f32>) -> tensor<3x4xf32> {
   %y = infer.pad %x, %p, %v {mode = "constant"} : (tensor<3x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x4xf32>
   return %y : tensor<3x4xf32>
 }
+
+// -----
+
+// Tests that Trilu keeps x where column - row >= k (upper) and yields 0
+// elsewhere.
+// CHECK-LABEL: func.func @trilu_upper
+// CHECK-DAG: %[[K:.+]] = arith.constant 1 : index
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: %[[COL:.+]] = linalg.index 1 : index
+// CHECK: %[[OFF:.+]] = arith.subi %[[COL]], %[[ROW]] : index
+// CHECK: %[[KEEP:.+]] = arith.cmpi sge, %[[OFF]], %[[K]] : index
+// CHECK: arith.select %[[KEEP]], %[[IN]], %[[ZERO]] : f32
+func.func @trilu_upper(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %k = infer.constant dense<1> : tensor<i64>
+  %y = infer.trilu %x, %k {upper = true} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// Tests that GatherElements reads the data at the index from `indices` along
+// the axis (wrapped when negative, clamped into the data) and at its own
+// index elsewhere.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3xf32>, %[[I:[^:]+]]: tensor<2x2xi64>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.+]] = arith.constant 3 : index
+// CHECK: linalg.generic {{.*}}ins(%[[I]] : tensor<2x2xi64>)
+// CHECK: ^bb0(%[[IN:.+]]: i64, %{{.+}}: f32):
+// CHECK: %[[IDX:.+]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK: %[[NEG:.+]] = arith.cmpi slt, %[[IDX]], %[[C0]] : index
+// CHECK: %[[UP:.+]] = arith.addi %[[IDX]], %[[C3]] : index
+// CHECK: %[[W:.+]] = arith.select %[[NEG]], %[[UP]], %[[IDX]] : index
+// CHECK: %[[LO:.+]] = arith.maxsi %[[W]], %[[C0]] : index
+// CHECK: %[[COL:.+]] = arith.minsi %[[LO]], %[[C2]] : index
+// CHECK: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK: tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<2x3xf32>
+func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2x2xf32> {
+  %y = infer.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}

@@ -632,7 +632,77 @@ def tensor_program(g: Graph, rng) -> tuple[list, str]:
     return [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape)], y
 
 
-FAMILIES = {"cnn": cnn, "transformer": transformer, "tensor": tensor_program}
+# ------------------------------------------------------------ contractions
+
+TILE_EDGES = [1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 96, 127, 129]
+
+
+def epilogue(g: Graph, y: str, rng, residuals: list[str]) -> str:
+    """What exporters put after a MatMul: a bias, an activation, a residual
+    of the same shape, a scale; any of them, in any order."""
+    shape = g.shapes[y]
+    for _ in range(int(rng.integers(0, 4))):
+        kind = int(rng.integers(0, 4))
+        if kind == 0:
+            y = g.op("Add", [y, g.weight(shape[-1], scale=0.1)], shape)
+        elif kind == 1:
+            y = [gelu, gelu_tanh, lambda g, v: activation(g, v, str(rng.choice(ACTIVATIONS)))][
+                int(rng.integers(0, 3))](g, y)
+        elif kind == 2:
+            same = [r for r in residuals if g.shapes[r] == shape]
+            if same:
+                y = g.op("Add", [y, same[int(rng.integers(0, len(same)))]], shape)
+        else:
+            y = g.op("Mul", [y, g.const(np.float32(rng.uniform(0.5, 2)))], shape)
+    return y
+
+
+def contractions(g: Graph, rng) -> tuple[list, str]:
+    """Chains of MatMul and Gemm at sizes around the tensor-core tiles (16 x
+    16, k in steps of 8), over a batch or not, with epilogues, residuals
+    from anywhere earlier, transposed weights and a reshape to heads."""
+    batch = [int(rng.choice([1, 2, 3]))] if rng.random() < 0.5 else []
+    m, k = int(rng.choice(TILE_EDGES)), int(rng.choice(TILE_EDGES))
+    x = "x"
+    g.shapes[x] = (*batch, m, k)
+    values, y = [x], x
+    for _ in range(int(rng.integers(1, 5))):
+        n = int(rng.choice(TILE_EDGES))
+        shape = g.shapes[y]
+        pick = rng.random()
+        if pick < 0.2 and not batch:
+            y = g.op("Gemm", [y, g.weight(n, shape[-1]), g.weight(n, scale=0.1)], (shape[0], n),
+                     transB=1, alpha=float(rng.choice([1.0, 0.5])))
+        elif pick < 0.3 and shape[-1] % 2 == 0 and len(shape) == 2:
+            # Two heads: [m, k] -> [2, m, k/2] -> times [2, k/2, n].
+            half = shape[-1] // 2
+            r = g.op("Reshape", [y, g.const(np.array([shape[0], 2, half], dtype=np.int64))],
+                     (shape[0], 2, half))
+            t = g.op("Transpose", [r], (2, shape[0], half), perm=[1, 0, 2])
+            h = g.op("MatMul", [t, g.weight(2, half, n)], (2, shape[0], n))
+            y = g.op("Reshape", [g.op("Transpose", [h], (shape[0], 2, n), perm=[1, 0, 2]),
+                                 g.const(np.array([shape[0], 2 * n], dtype=np.int64))],
+                     (shape[0], 2 * n))
+        elif pick < 0.4:  # A product of two activations (attention-like).
+            t = g.op("Transpose", [y], (*shape[:-2], shape[-1], shape[-2]),
+                     perm=[*range(len(shape) - 2), len(shape) - 1, len(shape) - 2])
+            y = g.op("MatMul", [y, t], (*shape[:-1], shape[-2]))
+            if rng.random() < 0.5:
+                y = g.op("Softmax", [y], g.shapes[y], axis=-1)
+        else:
+            y = g.op("MatMul", [y, g.weight(shape[-1], n)], (*shape[:-1], n))
+        y = epilogue(g, y, rng, values)
+        values.append(y)
+    if rng.random() < 0.3:
+        other = values[int(rng.integers(0, len(values)))]
+        if g.shapes[other][:-1] == g.shapes[y][:-1]:
+            width = g.shapes[y][-1] + g.shapes[other][-1]
+            y = g.op("Concat", [y, other], (*g.shapes[y][:-1], width), axis=-1)
+    return [helper.make_tensor_value_info(x, TensorProto.FLOAT, g.shapes[x])], y
+
+
+FAMILIES = {"cnn": cnn, "transformer": transformer, "tensor": tensor_program,
+            "contractions": contractions}
 
 
 def make_model(seed: int, family: str = "any") -> onnx.ModelProto:
@@ -640,7 +710,8 @@ def make_model(seed: int, family: str = "any") -> onnx.ModelProto:
     g = Graph(rng)
     pick = rng.random()
     if family == "any":
-        family = "cnn" if pick < 0.45 else "transformer" if pick < 0.75 else "tensor"
+        family = "cnn" if pick < 0.4 else "transformer" if pick < 0.65 else \
+            "tensor" if pick < 0.8 else "contractions"
     inputs, y = FAMILIES[family](g, rng)
     graph = helper.make_graph(g.nodes, f"fuzz{seed}", inputs,
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, g.shapes[y])],
@@ -701,7 +772,7 @@ def compile_model(onnx_path: Path, engine: Path, target: str, feeds: dict, extra
 def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
                model: onnx.ModelProto | None = None, family: str = "any") -> dict:
     import onnxruntime as ort
-    from cuda_plan_exec import emulate
+    from cuda_plan_exec import emulate, read_engine
     from infer_cpu import CompiledModel
 
     work = out / f"seed-{seed}"
@@ -712,7 +783,8 @@ def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
     feeds = model_inputs(model, np.random.default_rng(seed + 1))
     expected = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]) \
         .run(None, feeds)
-    result = {"seed": seed, "nodes": len(model.graph.node), "failures": [], "unsupported": []}
+    result = {"seed": seed, "nodes": len(model.graph.node), "failures": [], "unsupported": [],
+              "strategies": set()}
 
     def failed(where: str, what: str):
         refused = any(words in what for words in ("unsupported", "not supported", "cannot lower"))
@@ -739,6 +811,8 @@ def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
         if why:
             failed(where, why)
             continue
+        result["strategies"] |= {launch.get("strategy", "simt")
+                                 for launch in read_engine(engine)[1]["launches"]}
         try:
             actual = list(emulate(engine, dump / "kernels.mlir", feeds).values())
             for want, got in zip(expected, actual):
@@ -775,6 +849,7 @@ def main() -> int:
     cuda_flags = [[]] if args.no_staged else [[], ["--cuda-stage-tiles"]]
     args.out.mkdir(parents=True, exist_ok=True)
     failures = unsupported = 0
+    seen: dict[str, int] = {}
     seeds = [0] if args.model else parse_seeds(args.seeds)
     for seed in seeds:
         start = time.time()
@@ -785,8 +860,12 @@ def main() -> int:
               flush=True)
         for line in result["failures"] + result["unsupported"]:
             print(f"  {line}", flush=True)
+        for strategy in result["strategies"]:
+            seen[strategy] = seen.get(strategy, 0) + 1
         failures += bool(result["failures"])
         unsupported += bool(result["unsupported"]) and not result["failures"]
+    print("models with a kernel of each strategy: " +
+          ", ".join(f"{k} {v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])))
     print(f"{failures} failed, {unsupported} unsupported, "
           f"{len(seeds) - failures - unsupported} passed")
     return 1 if failures else 0

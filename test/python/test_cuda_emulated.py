@@ -92,6 +92,8 @@ MODELS = {
     "argmax_matvec": (INPUTS / "argmax_matvec.onnxtext", {}),
     # LRN, GroupNormalization, Trilu, GatherElements and Hardmax.
     "classic_norms": (INPUTS / "classic_norms.onnxtext", {}),
+    # A ReduceMax and an Add after it (its bias is not its initial value).
+    "reduce_max_bias": (INPUTS / "reduce_max_bias.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

@@ -21,7 +21,9 @@
 // %c through its own output map, and its payload is a chain of additions
 // that uses %c once, at any place in the chain (float addition is then
 // reordered: the bias is added first, as TensorRT's fused epilogues and
-// cuBLAS's beta = 1 do).
+// cuBLAS's beta = 1 do). The reduction must accumulate by addition (its
+// payload yields out + something that does not read out): a max or a
+// product does not distribute over the added terms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,15 @@ bool isSumWith(Value value, BlockArgument c) {
     return true;
   auto add = value.getDefiningOp<arith::AddFOp>();
   return add && (isSumWith(add.getLhs(), c) || isSumWith(add.getRhs(), c));
+}
+
+/// Whether `op` sums into its output: its payload yields `out + term`
+/// (either order) where `out` is used nowhere else.
+bool accumulatesBySum(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  BlockArgument out = body->getArgument(body->getNumArguments() - 1);
+  auto add = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0).getDefiningOp<arith::AddFOp>();
+  return add && out.hasOneUse() && (add.getLhs() == out || add.getRhs() == out);
 }
 
 /// The operand of `consumer` that reads `contraction`'s result, if the
@@ -83,7 +94,7 @@ struct AddsIntoInitPass : public PassWrapper<AddsIntoInitPass, OperationPass<Mod
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
           op.getNumDpsInits() == 1 && op->getNumResults() == 1 && op->getResult(0).hasOneUse() &&
-          op.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+          op.getDpsInits()[0].getDefiningOp<linalg::FillOp>() && accumulatesBySum(op))
         contractions.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -88,3 +88,33 @@ func.func @left_alone(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %bias: tensor<
   } -> tensor<16x32xf32>
   return %y, %c, %g : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>
 }
+
+// A max reduction followed by an add keeps its fill and the add
+// after it: max(bias, x...) is not max(x...) + bias. (A fuzzed model,
+// ReduceMax then Add, computed the former.)
+// CHECK-LABEL: func.func @max_then_add
+// CHECK: %[[FILL:.*]] = linalg.fill
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} outs(%[[FILL]] : tensor<16xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[M]], %arg1 : tensor<16xf32>, tensor<16xf32>)
+// CHECK: return %[[Y]]
+func.func @max_then_add(%x: tensor<16x8xf32>, %bias: tensor<16xf32>) -> tensor<16xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %fill = linalg.fill ins(%lowest : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x8xf32>) outs(%fill : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %acc, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%m, %bias : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}

@@ -257,6 +257,22 @@ def case_trilu_gather_elements(rng):
     return m, {"x": weight(rng, 2, 5, 6, scale=1), "i": rng.integers(-5, 5, [2, 3, 6])}
 
 
+def case_strided_column_broadcast(rng):
+    """A column taken by a Slice with a step (its last stride is 2, not 1),
+    broadcast by Expand: each element a one-element vector read, which the
+    LLVM conversion could not lower (found by scripts/fuzz_models.py)."""
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Slice", ["r", "st", "en", "ax", "sp"], ["s"]),
+        helper.make_node("Expand", ["s", "to"], ["y"]),
+    ]
+    inits = [("shape", np.array([168, 5], np.int64)), ("st", np.array([3], np.int64)),
+             ("en", np.array([4], np.int64)), ("ax", np.array([1], np.int64)),
+             ("sp", np.array([2], np.int64)), ("to", np.array([168, 2], np.int64))]
+    m = model(nodes, [("x", F, [7, 24, 5])], [("y", F)], inits)
+    return m, {"x": weight(rng, 7, 24, 5)}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

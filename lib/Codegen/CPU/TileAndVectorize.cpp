@@ -430,6 +430,11 @@ struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<Mod
     vector::populateVectorMaskOpLoweringPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+    // A one-element transfer (a 0-D vector) is a plain load or store: the
+    // LLVM conversion has no lowering for one from a memref whose last
+    // stride is not 1 (a Slice with a step, broadcast by an Expand).
+    vector::populateScalarVectorTransferLoweringPatterns(patterns, /*benefit=*/1,
+                                                         /*allowMultipleUses=*/true);
     // erf (GELU) and tanh as f32 polynomials in vector code, instead of one
     // libm call per lane (erff alone was 3.6% of BERT-base's time).
     populatePolynomialApproximateErfPattern(patterns);

@@ -363,7 +363,8 @@ struct GroupNormLowering : public OpRewritePattern<GroupNormOp> {
   }
 };
 
-/// LpNormalization: x divided by its L1 (sum of |x|) or L2 norm along axis.
+/// LpNormalization: x divided by its L1 (sum of |x|) or L2 norm along axis
+/// (0 where the norm is 0).
 struct LpNormLowering : public OpRewritePattern<LpNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LpNormOp op, PatternRewriter &rewriter) const override {
@@ -380,11 +381,14 @@ struct LpNormLowering : public OpRewritePattern<LpNormOp> {
                                               : Value(arith::MulFOp::create(b, l, v, v));
                           return arith::AddFOp::create(b, l, acc, term);
                         });
-    Value result = buildElementwise(rewriter, loc, x, ValueRange{op.getInput(), norm},
-                                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                      Value n = p == 1 ? a[1] : Value(math::SqrtOp::create(b, l, a[1]));
-                                      return arith::DivFOp::create(b, l, a[0], n);
-                                    });
+    // A zero norm gives 0, not NaN (the ONNX test data's convention).
+    Value result = buildElementwise(
+        rewriter, loc, x, ValueRange{op.getInput(), norm}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value n = p == 1 ? a[1] : Value(math::SqrtOp::create(b, l, a[1]));
+          Value zero = scalarConstant(b, l, x.getElementType(), 0.0);
+          Value none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, n, zero);
+          return arith::SelectOp::create(b, l, none, zero, arith::DivFOp::create(b, l, a[0], n));
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

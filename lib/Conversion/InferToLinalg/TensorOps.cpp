@@ -237,11 +237,10 @@ struct PadLowering : public OpRewritePattern<PadOp> {
       cropped.push_back(std::max<int64_t>(-first, 0));
       kept.push_back(inputType.getDimSize(i) - cropped.back() - std::max<int64_t>(-last, 0));
       before.push_back(std::max<int64_t>(first, 0));
-      bool pads = first > 0 || last > 0;
-      // Edge and wrap need an element to repeat; a reflection never repeats
-      // the edge, so it reaches m - 1 elements.
-      if (mode != "constant" && pads && kept.back() < 1)
-        return rewriter.notifyMatchFailure(op, "padding a dim cropped to nothing");
+      // Edge, reflect and wrap need an element to repeat; a reflection
+      // never repeats the edge, so it reaches m - 1 elements.
+      if (mode != "constant" && kept.back() < 1)
+        return rewriter.notifyMatchFailure(op, "a dim cropped to nothing");
       if (mode == "reflect" && std::max(first, last) > kept.back() - 1)
         return rewriter.notifyMatchFailure(op, "reflect pads longer than the dim minus one");
     }

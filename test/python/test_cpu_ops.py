@@ -273,6 +273,20 @@ def case_strided_column_broadcast(rng):
     return m, {"x": weight(rng, 7, 24, 5)}
 
 
+def case_depth_space_tile(rng):
+    """DepthToSpace (DCR and CRD), SpaceToDepth (as in super-resolution and
+    YOLO stems) and Tile."""
+    nodes = [
+        helper.make_node("DepthToSpace", ["x"], ["d"], blocksize=2, mode="DCR"),
+        helper.make_node("DepthToSpace", ["x"], ["c"], blocksize=2, mode="CRD"),
+        helper.make_node("SpaceToDepth", ["x"], ["s"], blocksize=3),
+        helper.make_node("Tile", ["x", "r"], ["t"]),
+    ]
+    m = model(nodes, [("x", F, [2, 12, 3, 6])], [("d", F), ("c", F), ("s", F), ("t", F)],
+              [("r", np.array([1, 2, 1, 3], np.int64))], opset=13)
+    return m, {"x": weight(rng, 2, 12, 3, 6)}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

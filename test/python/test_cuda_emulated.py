@@ -94,6 +94,8 @@ MODELS = {
     "classic_norms": (INPUTS / "classic_norms.onnxtext", {}),
     # A ReduceMax and an Add after it (its bias is not its initial value).
     "reduce_max_bias": (INPUTS / "reduce_max_bias.onnxtext", {}),
+    # DepthToSpace after a convolution, SpaceToDepth and Tile.
+    "depth_space_tile": (INPUTS / "depth_space_tile.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

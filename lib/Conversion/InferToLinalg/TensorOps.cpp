@@ -375,6 +375,111 @@ struct GatherElementsLowering : public OpRewritePattern<GatherElementsOp> {
   }
 };
 
+/// A generic that fills `resultType` by reading `source` with tensor.extract
+/// at indices that `sourceIndices` computes from the output's (as index
+/// values, given the `linalg.index` of each output dim).
+Value readAtComputedIndices(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Value source,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)> sourceIndices) {
+  int64_t rank = resultType.getRank();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> out;
+               for (int64_t i = 0; i < rank; ++i)
+                 out.push_back(linalg::IndexOp::create(nb, l, i));
+               Value v = tensor::ExtractOp::create(nb, l, source, sourceIndices(nb, l, out));
+               linalg::YieldOp::create(nb, l, ValueRange{v});
+             })
+      .getResult(0);
+}
+
+/// DepthToSpace (NCHW): out[n, c, h, w] reads channel (DCR) bh*bs*C' + bw*C'
+/// + c or (CRD) c*bs*bs + bh*bs + bw at [h / bs, w / bs], with bh = h mod bs
+/// and bw = w mod bs, C' the output's channels.
+struct DepthToSpaceLowering : public OpRewritePattern<DepthToSpaceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DepthToSpaceOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op) || op.getType().getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "dynamic shapes or not NCHW");
+    int64_t bs = op.getBlockSize(), channels = op.getType().getDimSize(1);
+    bool dcr = op.getMode() == "DCR";
+    Value result = readAtComputedIndices(
+        rewriter, op.getLoc(), op.getType(), op.getInput(),
+        [&](OpBuilder &b, Location l, ArrayRef<Value> o) -> SmallVector<Value> {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          auto mul = [&](Value a, int64_t k) { return arith::MulIOp::create(b, l, a, index(k)); };
+          Value bh = arith::RemUIOp::create(b, l, o[2], index(bs)),
+                bw = arith::RemUIOp::create(b, l, o[3], index(bs));
+          Value channel =
+              dcr ? arith::AddIOp::create(b, l, arith::AddIOp::create(b, l, mul(bh, bs * channels),
+                                                                        mul(bw, channels)),
+                                          o[1])
+                  : arith::AddIOp::create(b, l, arith::AddIOp::create(b, l, mul(o[1], bs * bs),
+                                                                        mul(bh, bs)),
+                                          bw);
+          return {o[0], channel, arith::DivUIOp::create(b, l, o[2], index(bs)),
+                  arith::DivUIOp::create(b, l, o[3], index(bs))};
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// SpaceToDepth (NCHW): out[n, (bh*bs + bw)*C + c, h, w] = x[n, c, h*bs + bh,
+/// w*bs + bw], C the input's channels.
+struct SpaceToDepthLowering : public OpRewritePattern<SpaceToDepthOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SpaceToDepthOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op) || op.getType().getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "dynamic shapes or not NCHW");
+    int64_t bs = op.getBlockSize();
+    int64_t channels = cast<RankedTensorType>(op.getInput().getType()).getDimSize(1);
+    Value result = readAtComputedIndices(
+        rewriter, op.getLoc(), op.getType(), op.getInput(),
+        [&](OpBuilder &b, Location l, ArrayRef<Value> o) -> SmallVector<Value> {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          Value block = arith::DivUIOp::create(b, l, o[1], index(channels));
+          Value bh = arith::DivUIOp::create(b, l, block, index(bs)),
+                bw = arith::RemUIOp::create(b, l, block, index(bs));
+          auto at = [&](Value pos, Value offset) {
+            return arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, pos, index(bs)), offset);
+          };
+          return {o[0], arith::RemUIOp::create(b, l, o[1], index(channels)), at(o[2], bh),
+                  at(o[3], bw)};
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Tile: out[i...] = x[i mod n...] for every dim repeated.
+struct TileLowering : public OpRewritePattern<TileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TileOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    Value result = readAtComputedIndices(
+        rewriter, op.getLoc(), op.getType(), op.getInput(),
+        [&](OpBuilder &b, Location l, ArrayRef<Value> o) -> SmallVector<Value> {
+          SmallVector<Value> indices;
+          for (auto [i, out] : llvm::enumerate(o)) {
+            int64_t n = inputType.getDimSize(i);
+            indices.push_back(op.getType().getDimSize(i) == n
+                                  ? out
+                                  : arith::RemUIOp::create(b, l, out, arith::ConstantIndexOp::create(b, l, n))
+                                        .getResult());
+          }
+          return indices;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ExpandLowering : public OpRewritePattern<ExpandOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ExpandOp op, PatternRewriter &rewriter) const override {
@@ -409,5 +514,5 @@ void mlir::infer::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns)
                ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
                TransposeLowering, ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
                PadLowering, ExpandLowering, ConstantOfShapeLowering, TriluLowering,
-               GatherElementsLowering>(patterns.getContext());
+               GatherElementsLowering, DepthToSpaceLowering, SpaceToDepthLowering, TileLowering>(patterns.getContext());
 }

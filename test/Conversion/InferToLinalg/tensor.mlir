@@ -323,3 +323,45 @@ func.func @gather_elements(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2
   %y = infer.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// Tests that DepthToSpace (DCR) reads channel bh*bs*C' + bw*C' + c at
+// [h / bs, w / bs], bh = h mod bs, bw = w mod bs (bs = 2, C' = 2).
+// CHECK-LABEL: func.func @depth_to_space
+// CHECK-SAME: %[[X:[^:]+]]: tensor<1x8x2x3xf32>
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[C:.+]] = linalg.index 1 : index
+// CHECK: %[[H:.+]] = linalg.index 2 : index
+// CHECK: %[[W:.+]] = linalg.index 3 : index
+// CHECK: %[[BH:.+]] = arith.remui %[[H]], %[[C2]] : index
+// CHECK: %[[BW:.+]] = arith.remui %[[W]], %[[C2]] : index
+// CHECK: %[[BWC:.+]] = arith.muli %[[BW]], %[[C2]] : index
+// CHECK: %[[BHC:.+]] = arith.muli %[[BH]], %[[C4]] : index
+// CHECK: %[[SUM:.+]] = arith.addi %[[BHC]], %[[BWC]] : index
+// CHECK: %[[CH:.+]] = arith.addi %[[SUM]], %[[C]] : index
+// CHECK: %[[IH:.+]] = arith.divui %[[H]], %[[C2]] : index
+// CHECK: %[[IW:.+]] = arith.divui %[[W]], %[[C2]] : index
+// CHECK: tensor.extract %[[X]][%{{.+}}, %[[CH]], %[[IH]], %[[IW]]]
+func.func @depth_to_space(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
+  %y = infer.depth_to_space %x {block_size = 2 : i64, mode = "DCR"} : tensor<1x8x2x3xf32> -> tensor<1x2x4x6xf32>
+  return %y : tensor<1x2x4x6xf32>
+}
+
+// -----
+
+// Tests that Tile reads index mod n in each repeated dim and the index
+// itself in the others.
+// CHECK-LABEL: func.func @tile
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x3xf32>
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[R:.+]] = linalg.index 0 : index
+// CHECK: %[[C:.+]] = linalg.index 1 : index
+// CHECK: %[[WRAP:.+]] = arith.remui %[[R]], %[[C2]] : index
+// CHECK: tensor.extract %[[X]][%[[WRAP]], %[[C]]] : tensor<2x3xf32>
+func.func @tile(%x: tensor<2x3xf32>) -> tensor<6x3xf32> {
+  %r = infer.constant dense<[3, 1]> : tensor<2xi64>
+  %y = infer.tile %x, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<6x3xf32>
+  return %y : tensor<6x3xf32>
+}

@@ -287,6 +287,20 @@ def case_depth_space_tile(rng):
     return m, {"x": weight(rng, 2, 12, 3, 6)}
 
 
+def case_cumsum(rng):
+    """CumSum forward and reversed, inclusive and exclusive, and over int64
+    (position ids from an attention mask)."""
+    nodes = [
+        helper.make_node("CumSum", ["x", "a1"], ["f"]),
+        helper.make_node("CumSum", ["x", "a0"], ["r"], exclusive=1, reverse=1),
+        helper.make_node("CumSum", ["m", "a1"], ["p"]),
+    ]
+    m = model(nodes, [("x", F, [3, 7]), ("m", TensorProto.INT64, [2, 9])],
+              [("f", F), ("r", F), ("p", TensorProto.INT64)],
+              [("a0", np.array(0, np.int64)), ("a1", np.array(-1, np.int64))], opset=14)
+    return m, {"x": weight(rng, 3, 7), "m": rng.integers(0, 2, [2, 9])}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

@@ -229,6 +229,51 @@ struct ArgLowering : public OpRewritePattern<OpTy> {
   }
 };
 
+/// CumSum: out[..i..] = sum over j of x[..j..] where j <= i (j < i when
+/// exclusive; j >= i or j > i when reversed): one generic with the axis
+/// twice, i parallel and j a reduction, adding zero for the js left out.
+/// Quadratic in the axis' length, which is fine for the position ids and
+/// offsets exporters compute with it.
+struct CumSumLowering : public OpRewritePattern<CumSumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumSumOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType x = op.getType();
+    Type et = x.getElementType();
+    bool isFloat = isa<FloatType>(et);
+    if (!isFloat && !isa<IntegerType>(et))
+      return rewriter.notifyMatchFailure(op, "non-numeric cumsum");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = x.getRank(), axis = op.getAxis();
+    SmallVector<AffineExpr> inExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value zero = isFloat ? scalarConstant(rewriter, loc, et, 0.0)
+                         : arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et)).getResult();
+    arith::CmpIPredicate keep = op.getReverse()
+                                    ? (op.getExclusive() ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
+                                    : (op.getExclusive() ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{x}, ValueRange{op.getInput()},
+        ValueRange{filledTensor(rewriter, loc, x, zero)},
+        ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                            AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value i = linalg::IndexOp::create(b, l, axis), j = linalg::IndexOp::create(b, l, rank);
+          Value term = arith::SelectOp::create(b, l, arith::CmpIOp::create(b, l, keep, j, i), a[0], zero);
+          Value sum = isFloat ? Value(arith::AddFOp::create(b, l, a[1], term))
+                              : Value(arith::AddIOp::create(b, l, a[1], term));
+          linalg::YieldOp::create(b, l, ValueRange{sum});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// x - mean and 1 / sqrt(var + eps) over `axes` (the latter with them kept
 /// as 1s): what layer and instance norms scale.
 std::pair<Value, Value> centeredAndInvStd(OpBuilder &b, Location loc, Value input,
@@ -527,6 +572,6 @@ void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns)
                ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
                SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, InstanceNormLowering,
                BatchNormLowering, ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>,
-               GroupNormLowering, LpNormLowering, HardmaxLowering, LRNLowering>(
+               GroupNormLowering, LpNormLowering, HardmaxLowering, LRNLowering, CumSumLowering>(
       patterns.getContext());
 }

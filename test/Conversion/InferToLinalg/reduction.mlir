@@ -305,3 +305,22 @@ func.func @lp_norm(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %y = infer.lp_norm %x {axis = 1 : i64, p = 2 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// Tests that CumSum reads the axis a second time as a reduction dim j and
+// adds x at j only where j <= i (inclusive, forward).
+// CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @cum_sum
+// CHECK: linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: ^bb0(%[[X:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[J:.+]] = linalg.index 2 : index
+// CHECK: %[[KEEP:.+]] = arith.cmpi sle, %[[J]], %[[I]] : index
+// CHECK: %[[T:.+]] = arith.select %[[KEEP]], %[[X]], %{{.+}} : f32
+// CHECK: arith.addf %[[ACC]], %[[T]] : f32
+func.func @cum_sum(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %y = infer.cum_sum %x {axis = 1 : i64, exclusive = false, reverse = false} : tensor<2x5xf32> -> tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}

@@ -63,6 +63,22 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc, RankedTensorType re
   return generic.getResult(0);
 }
 
+Value lowering::buildIndexed(OpBuilder &b, Location loc, RankedTensorType resultType,
+                            IndexedFn body) {
+  int64_t rank = resultType.getRank();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> indices;
+               for (int64_t i = 0; i < rank; ++i)
+                 indices.push_back(linalg::IndexOp::create(nb, l, i));
+               linalg::YieldOp::create(nb, l, ValueRange{body(nb, l, indices)});
+             })
+      .getResult(0);
+}
+
 std::optional<SmallVector<int64_t>> lowering::constantInts(Value v) {
   return getConstantIntValues(v);
 }

@@ -36,6 +36,15 @@ AffineMap broadcastMap(RankedTensorType input, RankedTensorType result);
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange inputs, ScalarFn body);
 
+/// The body of a generic that computes each output element from its
+/// indices (reading what it needs with tensor.extract): the `linalg.index`
+/// of every output dim in, the element out.
+using IndexedFn = function_ref<Value(OpBuilder &, Location, ArrayRef<Value> indices)>;
+
+/// A linalg.generic without inputs that fills `resultType` with `body`
+/// (gathers, pads of the other modes, resizes, depth-to-space and the like).
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType resultType, IndexedFn body);
+
 /// Reads a constant operand's integer values (shape vectors, pads, ...).
 std::optional<SmallVector<int64_t>> constantInts(Value v);
 

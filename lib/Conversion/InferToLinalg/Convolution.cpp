@@ -506,18 +506,14 @@ struct ResizeLowering : public OpRewritePattern<ResizeOp> {
     StringRef ctm = op.getCoordinateTransformationMode(), nearest = op.getNearestMode();
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{},
-        ValueRange{emptyTensor(rewriter, loc, resultType)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value result = buildIndexed(
+        rewriter, loc, resultType, [&](OpBuilder &b, Location l, ArrayRef<Value> outIndices) -> Value {
           auto c = [&](double v) { return scalarConstant(b, l, f32, v); };
           // Per dim: the index below (or the nearest one), and for linear
           // the index above with its weight (null for a dim not resized).
           SmallVector<Value> below, above, weightAbove;
           for (int64_t i = 0; i < rank; ++i) {
-            Value out = linalg::IndexOp::create(b, l, i);
+            Value out = outIndices[i];
             int64_t in = x.getDimSize(i), outDim = resultType.getDimSize(i);
             if (in == outDim && scales[i] == 1.0) {
               below.push_back(out);
@@ -569,9 +565,9 @@ struct ResizeLowering : public OpRewritePattern<ResizeOp> {
               v = arith::MulFOp::create(b, l, v, weight);
             sum = sum ? arith::AddFOp::create(b, l, sum, v).getResult() : v;
           }
-          linalg::YieldOp::create(b, l, ValueRange{sum});
+          return sum;
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -420,7 +420,7 @@ struct LpNormLowering : public OpRewritePattern<LpNormOp> {
     if (!isa<FloatType>(x.getElementType()) || (p != 1 && p != 2))
       return rewriter.notifyMatchFailure(op, "integer, or p other than 1 and 2");
     Location loc = op.getLoc();
-    Value norm = reduce(rewriter, loc, op.getInput(), {op.getAxis()}, true, 0.0,
+    Value norm = reduce(rewriter, loc, op.getInput(), {static_cast<int64_t>(op.getAxis())}, true, 0.0,
                         [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
                           Value term = p == 1 ? Value(math::AbsFOp::create(b, l, v))
                                               : Value(arith::MulFOp::create(b, l, v, v));

@@ -144,20 +144,16 @@ struct SliceLowering : public OpRewritePattern<SliceOp> {
       exprs.push_back(getAffineDimExpr(i, ctx) * step[i] + begin[i]);
     // Read through tensor.extract in the body: the input map is not a
     // projected permutation, which linalg needs for its operands' bounds.
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(rewriter, loc, resultType)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value result = buildIndexed(
+        rewriter, loc, resultType, [&](OpBuilder &b, Location l, ArrayRef<Value> out) -> Value {
           SmallVector<Value> indices;
           for (int64_t i = 0; i < rank; ++i) {
-            Value idx = linalg::IndexOp::create(b, l, i);
-            Value scaled = arith::MulIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, step[i]));
+            Value scaled = arith::MulIOp::create(b, l, out[i], arith::ConstantIndexOp::create(b, l, step[i]));
             indices.push_back(arith::AddIOp::create(b, l, scaled, arith::ConstantIndexOp::create(b, l, begin[i])));
           }
-          linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, op.getInput(), indices)});
+          return tensor::ExtractOp::create(b, l, op.getInput(), indices);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -255,18 +251,14 @@ struct PadLowering : public OpRewritePattern<PadOp> {
       return success();
     }
     RankedTensorType resultType = op.getType();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{},
-        ValueRange{emptyTensor(rewriter, loc, resultType)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    Value result = buildIndexed(
+        rewriter, loc, resultType, [&](OpBuilder &b, Location l, ArrayRef<Value> out) -> Value {
           auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
           Value zero = index(0), inside;
           SmallVector<Value> indices;
           for (int64_t i = 0; i < rank; ++i) {
             int64_t n = inputType.getDimSize(i), m = kept[i];
-            Value j = linalg::IndexOp::create(b, l, i);
+            Value j = out[i];
             if (before[i] == 0 && cropped[i] == 0 && resultType.getDimSize(i) <= m) {
               indices.push_back(j); // Read as it is (or cut at the end).
               continue;
@@ -305,9 +297,9 @@ struct PadLowering : public OpRewritePattern<PadOp> {
           if (inside)
             value = arith::SelectOp::create(
                 b, l, inside, value, tensor::ExtractOp::create(b, l, op.getValue(), ValueRange{}));
-          linalg::YieldOp::create(b, l, ValueRange{value});
+          return value;
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -381,19 +373,9 @@ struct GatherElementsLowering : public OpRewritePattern<GatherElementsOp> {
 Value readAtComputedIndices(
     OpBuilder &b, Location loc, RankedTensorType resultType, Value source,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)> sourceIndices) {
-  int64_t rank = resultType.getRank();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
-             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location l, ValueRange) {
-               SmallVector<Value> out;
-               for (int64_t i = 0; i < rank; ++i)
-                 out.push_back(linalg::IndexOp::create(nb, l, i));
-               Value v = tensor::ExtractOp::create(nb, l, source, sourceIndices(nb, l, out));
-               linalg::YieldOp::create(nb, l, ValueRange{v});
-             })
-      .getResult(0);
+  return buildIndexed(b, loc, resultType, [&](OpBuilder &nb, Location l, ArrayRef<Value> out) -> Value {
+    return tensor::ExtractOp::create(nb, l, source, sourceIndices(nb, l, out));
+  });
 }
 
 /// DepthToSpace (NCHW): out[n, c, h, w] reads channel (DCR) bh*bs*C' + bw*C'

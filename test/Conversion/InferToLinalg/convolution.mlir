@@ -260,6 +260,7 @@ func.func @resize_nearest(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   // CHECK-SAME: outs(%{{.+}} : tensor<1x2x8x8xf32>)
   // CHECK: %[[C:.+]] = linalg.index 1 : index
   // CHECK: %[[H:.+]] = linalg.index 2 : index
+  // CHECK: linalg.index 3 : index
   // CHECK: %[[HI:.+]] = arith.index_cast %[[H]] : index to i64
   // CHECK: %[[HF:.+]] = arith.sitofp %[[HI]] : i64 to f32
   // CHECK: %[[HS:.+]] = arith.divf %[[HF]], %[[SCALE]] : f32
@@ -268,7 +269,6 @@ func.func @resize_nearest(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   // CHECK: %[[HX:.+]] = arith.index_cast %[[HN]] : i64 to index
   // CHECK: %[[HLO:.+]] = arith.maxsi %[[HX]], %[[C0]] : index
   // CHECK: %[[HIN:.+]] = arith.minsi %[[HLO]], %[[LAST]] : index
-  // CHECK: linalg.index 3 : index
   // CHECK: math.floor
   // CHECK: %[[WIN:.+]] = arith.minsi %{{.+}}, %[[LAST]] : index
   // CHECK: %[[V:.+]] = tensor.extract %[[X]][%[[C0]], %[[C]], %[[HIN]], %[[WIN]]] : tensor<1x2x4x4xf32>

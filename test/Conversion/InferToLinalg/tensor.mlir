@@ -216,10 +216,10 @@ func.func @constant() -> tensor<2x2xf32> {
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.+}} : tensor<5x4xf32>)
 // CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[COL:.+]] = linalg.index 1 : index
 // CHECK: %[[J:.+]] = arith.subi %[[I]], %[[C1]] : index
 // CHECK: %[[LO:.+]] = arith.maxsi %[[J]], %[[C0]] : index
 // CHECK: %[[ROW:.+]] = arith.minsi %[[LO]], %[[C2]] : index
-// CHECK: %[[COL:.+]] = linalg.index 1 : index
 // CHECK: %[[E:.+]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
 // CHECK: linalg.yield %[[E]] : f32
 func.func @pad_edge(%x: tensor<3x4xf32>, %v: tensor<f32>) -> tensor<5x4xf32> {

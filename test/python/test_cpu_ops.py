@@ -301,6 +301,23 @@ def case_cumsum(rng):
     return m, {"x": weight(rng, 3, 7), "m": rng.integers(0, 2, [2, 9])}
 
 
+def case_einsum(rng):
+    """Einsum: attention scores, an implicit output, "..." broadcasting, a
+    three-operand chain and a dot product."""
+    nodes = [
+        helper.make_node("Einsum", ["q", "k"], ["s"], equation="bhqd,bhkd->bhqk"),
+        helper.make_node("Einsum", ["a", "b"], ["i"], equation="ij,jk"),
+        helper.make_node("Einsum", ["e", "f"], ["g"], equation="...ij,...jk->...ik"),
+        helper.make_node("Einsum", ["a", "b", "c"], ["t"], equation="ij,jk,kl->il"),
+        helper.make_node("Einsum", ["v", "v"], ["d"], equation="i,i"),
+    ]
+    shapes = {"q": [2, 3, 5, 8], "k": [2, 3, 7, 8], "a": [3, 4], "b": [4, 5], "c": [5, 2],
+              "e": [1, 3, 4], "f": [5, 4, 2], "v": [6]}
+    m = model(nodes, [(n, F, s) for n, s in shapes.items()],
+              [("s", F), ("i", F), ("g", F), ("t", F), ("d", F)], opset=12)
+    return m, {n: weight(rng, *s) for n, s in shapes.items()}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

@@ -96,6 +96,8 @@ MODELS = {
     "reduce_max_bias": (INPUTS / "reduce_max_bias.onnxtext", {}),
     # DepthToSpace after a convolution, SpaceToDepth and Tile.
     "depth_space_tile": (INPUTS / "depth_space_tile.onnxtext", {}),
+    # Attention as Einsums, and a dot product.
+    "einsum_attention": (INPUTS / "einsum_attention.onnxtext", {}),
 }
 ROW_MODELS = ["reduce_rows", "softmax_rows", "layer_norm_rows", "attention_scores",
               "row_reductions"]

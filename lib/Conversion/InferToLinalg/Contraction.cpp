@@ -187,8 +187,108 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
   }
 };
 
+/// Einsum: one generic whose loop dims are the equation's labels, the
+/// output's first (parallel) and then the summed ones (reduction); each
+/// operand reads through the map of its labels, and the body adds the
+/// product of all operands to the output. "..." stands for the same
+/// broadcast dims in every term, right-aligned as in numpy; an operand's
+/// size-1 broadcast dim is read at 0. A label repeated within one term (a
+/// diagonal) is not lowered.
+struct EinsumLowering : public OpRewritePattern<EinsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EinsumOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    RankedTensorType resultType = op.getType();
+    Type et = resultType.getElementType();
+    bool fp = isa<FloatType>(et);
+    if (!fp && !isa<IntegerType>(et))
+      return rewriter.notifyMatchFailure(op, "non-numeric einsum");
+    auto [lhs, out] = op.getEquation().split("->");
+    SmallVector<StringRef> terms;
+    lhs.split(terms, ',');
+    if (terms.size() != op.getInputs().size())
+      return rewriter.notifyMatchFailure(op, "equation and operands differ in number");
+    // Each term as a list of labels, "..." expanded into labels 'A'.. (the
+    // equation's own labels are letters, so upper case ones name broadcast
+    // dims only when the equation uses none; else give up).
+    if (llvm::any_of(op.getEquation(), [](char c) { return llvm::isUpper(c); }) &&
+        op.getEquation().contains("..."))
+      return rewriter.notifyMatchFailure(op, "upper-case labels with an ellipsis");
+    int64_t ellipsisRank = 0;
+    for (auto [term, input] : llvm::zip(terms, op.getInputs()))
+      if (term.contains("..."))
+        ellipsisRank = std::max<int64_t>(
+            ellipsisRank, cast<RankedTensorType>(input.getType()).getRank() - (int64_t(term.size()) - 3));
+    auto expand = [&](StringRef term, int64_t rank) {
+      std::string labels;
+      for (size_t i = 0; i < term.size(); ++i) {
+        if (term.substr(i).starts_with("...")) {
+          int64_t own = rank - (int64_t(term.size()) - 3);
+          for (int64_t e = ellipsisRank - own; e < ellipsisRank; ++e)
+            labels += char('A' + e);
+          i += 2;
+        } else {
+          labels += term[i];
+        }
+      }
+      return labels;
+    };
+    std::string outLabels = expand(out, resultType.getRank());
+    SmallVector<std::string> inLabels;
+    for (auto [term, input] : llvm::zip(terms, op.getInputs()))
+      inLabels.push_back(expand(term, cast<RankedTensorType>(input.getType()).getRank()));
+    // Loop dims: the output's labels, then every other label once.
+    std::string dims = outLabels;
+    for (const std::string &labels : inLabels)
+      for (char c : labels)
+        if (dims.find(c) == std::string::npos)
+          dims += c;
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineMap> maps;
+    for (auto [labels, input] : llvm::zip(inLabels, op.getInputs())) {
+      auto type = cast<RankedTensorType>(input.getType());
+      if (int64_t(labels.size()) != type.getRank())
+        return rewriter.notifyMatchFailure(op, "a term does not match its operand's rank");
+      SmallVector<AffineExpr> exprs;
+      for (auto [i, c] : llvm::enumerate(labels)) {
+        if (labels.find(c) != i)
+          return rewriter.notifyMatchFailure(op, "a label repeated in one term (a diagonal)");
+        // A broadcast dim of size 1 where the output has more reads index 0.
+        int64_t o = outLabels.find(c);
+        bool stretched = llvm::isUpper(c) && type.getDimSize(i) == 1 &&
+                         o != int64_t(std::string::npos) && resultType.getDimSize(o) != 1;
+        exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(dims.find(c), ctx));
+      }
+      maps.push_back(AffineMap::get(dims.size(), 0, exprs, ctx));
+    }
+    SmallVector<AffineExpr> outExprs; // Not getMajorSubMap: null for a scalar result.
+    for (size_t i = 0; i < outLabels.size(); ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    maps.push_back(AffineMap::get(dims.size(), 0, outExprs, ctx));
+    SmallVector<utils::IteratorType> iterators(outLabels.size(), utils::IteratorType::parallel);
+    iterators.append(dims.size() - outLabels.size(), utils::IteratorType::reduction);
+    Location loc = op.getLoc();
+    Value init = filledTensor(rewriter, loc, resultType, scalarConstant(rewriter, loc, et, 0));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, op.getInputs(), ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product = args[0];
+          for (Value v : args.drop_front().drop_back())
+            product = fp ? Value(arith::MulFOp::create(b, l, product, v))
+                         : Value(arith::MulIOp::create(b, l, product, v));
+          Value sum = fp ? Value(arith::AddFOp::create(b, l, args.back(), product))
+                         : Value(arith::AddIOp::create(b, l, args.back(), product));
+          linalg::YieldOp::create(b, l, sum);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::infer::populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, GemmLowering>(patterns.getContext());
+  patterns.add<MatMulLowering, GemmLowering, EinsumLowering>(patterns.getContext());
 }

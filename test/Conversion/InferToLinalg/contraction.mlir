@@ -127,3 +127,47 @@ func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<f32> {
   %r = infer.matmul %a, %b : tensor<8xf32>, tensor<8xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Tests that Einsum is one generic over its labels, the output's first
+// (parallel) and the summed ones after (reduction), each operand read
+// through the map of its labels, the product added to a zero-filled output.
+// CHECK-DAG: #[[$Q:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[$K:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+// CHECK-DAG: #[[$S:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @einsum_attention
+// CHECK: %[[ZERO:.+]] = linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[$Q]], #[[$K]], #[[$S]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}{{.*}}outs(%[[ZERO]] :
+// CHECK: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK: arith.addf %[[ACC]], %[[P]] : f32
+func.func @einsum_attention(%q: tensor<2x3x5x8xf32>, %k: tensor<2x3x7x8xf32>) -> tensor<2x3x5x7xf32> {
+  %s = infer.einsum %q, %k {equation = "bhqd,bhkd->bhqk"} : (tensor<2x3x5x8xf32>, tensor<2x3x7x8xf32>) -> tensor<2x3x5x7xf32>
+  return %s : tensor<2x3x5x7xf32>
+}
+
+// -----
+
+// Tests that "..." names the same broadcast dims in every term, right-
+// aligned, and that an operand's size-1 broadcast dim is read at 0.
+// CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
+// CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-LABEL: func.func @einsum_ellipsis
+// CHECK: linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+func.func @einsum_ellipsis(%a: tensor<1x3x4xf32>, %b: tensor<5x4x2xf32>) -> tensor<5x3x2xf32> {
+  %s = infer.einsum %a, %b {equation = "...ij,...jk->...ik"} : (tensor<1x3x4xf32>, tensor<5x4x2xf32>) -> tensor<5x3x2xf32>
+  return %s : tensor<5x3x2xf32>
+}
+
+// -----
+
+// Tests that a dot product has a rank-0 output map (it was a null map, and
+// a crash).
+// CHECK-DAG: #[[$SCALAR:.+]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @einsum_dot
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #[[$SCALAR]]], iterator_types = ["reduction"]}{{.*}}outs(%{{.+}} : tensor<f32>)
+func.func @einsum_dot(%a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<f32> {
+  %s = infer.einsum %a, %b {equation = "i,i->"} : (tensor<6xf32>, tensor<6xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -29,3 +29,13 @@ func.func @resize_cubic(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
   %y = infer.resize %x scales(%s) {mode = "cubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -7.5e-01 : f32, exclude_outside = false} : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x8x8xf32>
   return %y : tensor<1x2x8x8xf32>
 }
+
+// -----
+
+// Tests that an Einsum diagonal (a label twice in one term) is reported as
+// not lowered yet.
+func.func @einsum_diagonal(%x: tensor<3x3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{cannot lower 'infer.einsum' yet with these types or attributes}}
+  %d = infer.einsum %x {equation = "ii->i"} : (tensor<3x3xf32>) -> tensor<3xf32>
+  return %d : tensor<3xf32>
+}

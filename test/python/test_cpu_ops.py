@@ -318,6 +318,18 @@ def case_einsum(rng):
     return m, {n: weight(rng, *s) for n, s in shapes.items()}
 
 
+def case_top_k(rng):
+    """TopK, largest and smallest, with ties (the lower index first)."""
+    nodes = [
+        helper.make_node("TopK", ["x", "k5"], ["v", "i"], axis=-1),
+        helper.make_node("TopK", ["x", "k2"], ["s", "j"], axis=0, largest=0),
+    ]
+    m = model(nodes, [("x", F, [4, 12])],
+              [("v", F), ("i", TensorProto.INT64), ("s", F), ("j", TensorProto.INT64)],
+              [("k5", np.array([5], np.int64)), ("k2", np.array([2], np.int64))], opset=11)
+    return m, {"x": np.round(weight(rng, 4, 12, scale=2))}
+
+
 def case_batchnorm(rng):
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], ["y"],
                               epsilon=1e-3)]

@@ -274,6 +274,81 @@ struct CumSumLowering : public OpRewritePattern<CumSumOp> {
   }
 };
 
+/// TopK in two generics, without sorting. First each element's rank along
+/// the axis: how many elements come before it (larger, or smaller for
+/// !largest; equal ones with a lower index too, so ties keep their order).
+/// Then the r-th output (r < k) is the element whose rank is r, and its
+/// index: a reduction over the axis that keeps the one that matches. Quadratic
+/// in the axis' length: fine for a classifier's top 5 of 1000, slow for
+/// tens of thousands of detection candidates.
+struct TopKLowering : public OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    auto x = cast<RankedTensorType>(op.getInput().getType());
+    Type et = x.getElementType();
+    if (!isa<FloatType>(et))
+      return rewriter.notifyMatchFailure(op, "integer top-k");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    int64_t rank = x.getRank(), axis = op.getAxis();
+    bool largest = op.getLargest();
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    // Maps over (dims..., j): the element at the axis' position i, and at j.
+    SmallVector<AffineExpr> atI, atJ;
+    for (int64_t i = 0; i < rank; ++i) {
+      atI.push_back(d(i));
+      atJ.push_back(i == axis ? d(rank) : d(i));
+    }
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Type i64 = rewriter.getI64Type();
+    auto ranksType = RankedTensorType::get(x.getShape(), i64);
+    Value zero64 = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    Value ranks =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{ranksType}, ValueRange{op.getInput(), op.getInput()},
+            ValueRange{filledTensor(rewriter, loc, ranksType, zero64)},
+            ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, atI, ctx), AffineMap::get(rank + 1, 0, atJ, ctx),
+                                AffineMap::get(rank + 1, 0, atI, ctx)},
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value i = linalg::IndexOp::create(b, l, axis), j = linalg::IndexOp::create(b, l, rank);
+              Value better = arith::CmpFOp::create(
+                  b, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a[1], a[0]);
+              Value equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], a[0]);
+              Value lower = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, i);
+              Value tieFirst = arith::AndIOp::create(b, l, equal, lower);
+              Value before = arith::OrIOp::create(b, l, better, tieFirst);
+              Value one = arith::ExtUIOp::create(b, l, b.getI64Type(), before);
+              linalg::YieldOp::create(b, l, ValueRange{arith::AddIOp::create(b, l, a[2], one)});
+            })
+            .getResult(0);
+    // Over (dims with r at the axis..., i): the output r gathers rank r.
+    RankedTensorType valuesType = cast<RankedTensorType>(op.getValues().getType()),
+                      indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    auto picked =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{op.getInput(), ranks},
+            ValueRange{filledTensor(rewriter, loc, valuesType, scalarConstant(rewriter, loc, et, 0)),
+                       filledTensor(rewriter, loc, indicesType, zero64)},
+            ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, atJ, ctx), AffineMap::get(rank + 1, 0, atJ, ctx),
+                                AffineMap::get(rank + 1, 0, atI, ctx), AffineMap::get(rank + 1, 0, atI, ctx)},
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value r = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+              Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, rank));
+              Value match = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], r);
+              Value value = arith::SelectOp::create(b, l, match, a[0], a[2]);
+              Value index = arith::SelectOp::create(b, l, match, i, a[3]);
+              linalg::YieldOp::create(b, l, ValueRange{value, index});
+            });
+    rewriter.replaceOp(op, picked->getResults());
+    return success();
+  }
+};
+
 /// x - mean and 1 / sqrt(var + eps) over `axes` (the latter with them kept
 /// as 1s): what layer and instance norms scale.
 std::pair<Value, Value> centeredAndInvStd(OpBuilder &b, Location loc, Value input,
@@ -572,6 +647,7 @@ void mlir::infer::populateReductionToLinalgPatterns(RewritePatternSet &patterns)
                ReduceLowering<ReduceLogSumExpOp>, SoftmaxLowering<SoftmaxOp>,
                SoftmaxLowering<LogSoftmaxOp>, LayerNormLowering, InstanceNormLowering,
                BatchNormLowering, ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>,
-               GroupNormLowering, LpNormLowering, HardmaxLowering, LRNLowering, CumSumLowering>(
+               GroupNormLowering, LpNormLowering, HardmaxLowering, LRNLowering, CumSumLowering,
+               TopKLowering>(
       patterns.getContext());
 }

@@ -324,3 +324,25 @@ func.func @cum_sum(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %y = infer.cum_sum %x {axis = 1 : i64, exclusive = false, reverse = false} : tensor<2x5xf32> -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }
+
+// -----
+
+// Tests that TopK ranks each element along the axis (how many come before
+// it: larger, or equal with a lower index), then gathers the element of
+// rank r, and its index, into output r.
+// CHECK-DAG: #[[$I:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$J:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @top_k
+// CHECK-SAME: %[[X:[^:]+]]: tensor<2x10xf32>
+// CHECK: %[[RANKS:.+]] = linalg.generic {indexing_maps = [#[[$I]], #[[$J]], #[[$I]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[X]] : {{.*}}) outs(%{{.+}} : tensor<2x10xi64>)
+// CHECK: ^bb0(%[[XI:.+]]: f32, %[[XJ:.+]]: f32, %[[N:.+]]: i64):
+// CHECK: arith.cmpf ogt, %[[XJ]], %[[XI]] : f32
+// CHECK: arith.cmpf oeq, %[[XJ]], %[[XI]] : f32
+// CHECK: arith.cmpi ult
+// CHECK: %[[TOP:.+]]:2 = linalg.generic {indexing_maps = [#[[$J]], #[[$J]], #[[$I]], #[[$I]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[RANKS]] : {{.*}}) outs(%{{.+}}, %{{.+}} : tensor<2x3xf32>, tensor<2x3xi64>)
+// CHECK: arith.cmpi eq
+// CHECK: return %[[TOP]]#0, %[[TOP]]#1
+func.func @top_k(%x: tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+  %v, %i = infer.top_k %x {k = 3 : i64, axis = 1 : i64, largest = true, sorted = true} : tensor<2x10xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return %v, %i : tensor<2x3xf32>, tensor<2x3xi64>
+}

@@ -619,13 +619,79 @@ def expand(g: Graph, x: str, rng) -> str:
     return g.op("Expand", [x, g.const(np.array(out, dtype=np.int64))], tuple(out))
 
 
+def pad_any(g: Graph, x: str, rng) -> str:
+    """Pad in any mode, some pads negative (a crop first)."""
+    shape = g.shapes[x]
+    mode = str(rng.choice(["constant", "edge", "reflect"]))
+    pads = [int(rng.integers(-1, 3)) if d > 2 else int(rng.integers(0, 2)) for d in shape * 2]
+    if mode == "reflect":
+        pads = [min(p, shape[i % len(shape)] - 2) for i, p in enumerate(pads)]
+    out = tuple(d + pads[i] + pads[i + len(shape)] for i, d in enumerate(shape))
+    if min(out) < 1 or (mode != "constant" and any(
+            shape[i] - max(-pads[i], 0) - max(-pads[i + len(shape)], 0) < 1
+            for i in range(len(shape)))):
+        return x
+    return g.op("Pad", [x, g.const(np.array(pads, dtype=np.int64))], out, mode=mode)
+
+
+def top_k(g: Graph, x: str, rng) -> str:
+    shape = list(g.shapes[x])
+    axis = int(rng.integers(0, len(shape)))
+    k = int(rng.integers(1, shape[axis] + 1))
+    shape[axis] = k
+    values, indices = g.name("topk_"), g.name("topk_")
+    g.nodes.append(helper.make_node("TopK", [x, g.const(np.array([k], dtype=np.int64))],
+                                    [values, indices], axis=axis,
+                                    largest=int(rng.integers(0, 2))))
+    g.shapes[values] = g.shapes[indices] = tuple(shape)
+    # The indices join the values (as floats), so both are checked.
+    return g.op("Add", [values, g.op("Cast", [indices], tuple(shape), to=TensorProto.FLOAT)],
+                tuple(shape))
+
+
+def cumsum(g: Graph, x: str, rng) -> str:
+    axis = int(rng.integers(0, len(g.shapes[x])))
+    return g.op("CumSum", [x, g.const(np.array(axis, dtype=np.int64))], g.shapes[x],
+                exclusive=int(rng.integers(0, 2)), reverse=int(rng.integers(0, 2)))
+
+
+def einsum(g: Graph, x: str, rng) -> str:
+    """x contracted over its last dim with a weight, written as an Einsum."""
+    shape = g.shapes[x]
+    letters = "abcde"[:len(shape)]
+    n = int(rng.choice([1, 5, 16, 17]))
+    equation = f"{letters},{letters[-1]}z->{letters[:-1]}z"
+    return g.op("Einsum", [x, g.weight(shape[-1], n)], (*shape[:-1], n), equation=equation)
+
+
+def tile_or_trilu(g: Graph, x: str, rng) -> str:
+    shape = g.shapes[x]
+    if rng.random() < 0.5 and len(shape) >= 2:
+        k = int(rng.integers(-2, 3))
+        return g.op("Trilu", [x, g.const(np.array(k, dtype=np.int64))], shape,
+                    upper=int(rng.integers(0, 2)))
+    repeats = [int(rng.choice([1, 1, 2, 3])) for _ in shape]
+    return g.op("Tile", [x, g.const(np.array(repeats, dtype=np.int64))],
+                tuple(d * r for d, r in zip(shape, repeats)))
+
+
+def gather_elements(g: Graph, x: str, rng) -> str:
+    shape = g.shapes[x]
+    axis = int(rng.integers(0, len(shape)))
+    index_shape = list(shape)
+    index_shape[axis] = int(rng.integers(1, shape[axis] + 2))
+    index = rng.integers(-shape[axis], shape[axis], index_shape).astype(np.int64)
+    return g.op("GatherElements", [x, g.const(index)], tuple(index_shape), axis=axis)
+
+
 def tensor_program(g: Graph, rng) -> tuple[list, str]:
     rank = int(rng.integers(2, 5))
     shape = tuple(int(rng.choice([1, 2, 3, 5, 7, 8, 16, 24, 33])) for _ in range(rank))
     x = "x"
     g.shapes[x] = shape
     steps = [unary, binary, where, matmul, matmul, transpose, reshape, slice_or_gather,
-             concat_self, reduce_any, softmax_any, expand]
+             concat_self, reduce_any, softmax_any, expand, pad_any, top_k, cumsum, einsum,
+             tile_or_trilu, gather_elements]
     y = x
     for _ in range(int(rng.integers(2, 9))):
         y = steps[int(rng.integers(0, len(steps)))](g, y, rng)

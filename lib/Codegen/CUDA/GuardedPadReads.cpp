@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -42,6 +43,21 @@ bool readsThroughGuards(linalg::GenericOp op) {
   if (op.getNumLoops() == op.getNumParallelLoops())
     return op.hasPureTensorSemantics() && op.getNumLoops() > 0 && !op.hasDynamicShape();
   return isSimtPointReduction(op);
+}
+
+/// Whether every loop of `op` stays bounded without its operand `index`:
+/// some other operand reads along it as a plain dim. linalg takes the loop
+/// ranges from the operands' shapes; a reduction whose only read along its
+/// reduced dim is the padded input (a cumulative sum) would lose that dim's
+/// range, and the generic would be invalid.
+bool loopsBoundedWithout(linalg::GenericOp op, unsigned index) {
+  llvm::SmallBitVector bounded(op.getNumLoops());
+  for (OpOperand &operand : op->getOpOperands())
+    if (operand.getOperandNumber() != index)
+      for (AffineExpr e : op.getMatchingIndexingMap(&operand).getResults())
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          bounded.set(dim.getPosition());
+  return bounded.all();
 }
 
 /// `op` reading `padded` (its input operand `index`, the result of `pad`)
@@ -132,7 +148,8 @@ struct GuardedPadReadsPass
       for (OpOperand &use : pad.getResult().getUses()) {
         auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
         if (!user || !readsThroughGuards(user) || !user.isDpsInput(&use) ||
-            llvm::count(user->getOperands(), pad.getResult()) != 1) {
+            llvm::count(user->getOperands(), pad.getResult()) != 1 ||
+            !loopsBoundedWithout(user, use.getOperandNumber())) {
           users.clear();
           break;
         }

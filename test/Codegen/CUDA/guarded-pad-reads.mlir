@@ -99,3 +99,34 @@ func.func @main(%v: tensor<4x62xf32>, %s: tensor<4xf32>, %w: tensor<3xf32>, %t: 
   } -> tensor<4x62xf32>
   return %r, %q : tensor<4xf32>, tensor<4x62xf32>
 }
+
+// -----
+
+// A cumulative sum of a padded vector: its reduced dim is read along by the
+// padded input alone, so without that operand linalg could not bound it.
+// The pad stays (a fuzzed model made this generic invalid).
+// CHECK-LABEL: func.func @cumsum_of_padded
+// CHECK: %[[P:.+]] = tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<49xf32>)
+#cs_in = affine_map<(d0, d1) -> (d1)>
+#cs_out = affine_map<(d0, d1) -> (d0)>
+func.func @cumsum_of_padded(%x: tensor<48xf32>) -> tensor<49xf32> {
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[1] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<48xf32> to tensor<49xf32>
+  %e = tensor.empty() : tensor<49xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<49xf32>) -> tensor<49xf32>
+  %sum = linalg.generic {indexing_maps = [#cs_in, #cs_out], iterator_types = ["parallel", "reduction"]}
+      ins(%padded : tensor<49xf32>) outs(%fill : tensor<49xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %keep = arith.cmpi sle, %j, %i : index
+    %t = arith.select %keep, %in, %zero : f32
+    %s = arith.addf %out, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<49xf32>
+  return %sum : tensor<49xf32>
+}

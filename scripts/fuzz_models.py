@@ -930,6 +930,12 @@ def main() -> int:
     parser.add_argument("--no-staged", action="store_true",
                         help="skip the CUDA engine compiled with --cuda-stage-tiles")
     args = parser.parse_args()
+    if args.model and not args.model.is_file():
+        parser.error(f"--model {args.model}: no such file")
+    try:
+        parse_seeds(args.seeds)
+    except ValueError:
+        parser.error(f"--seeds {args.seeds!r}: expected numbers and ranges like 5, 0-99, 1,4,10-20")
     cuda_flags = [[]] if args.no_staged else [[], ["--cuda-stage-tiles"]]
     args.out.mkdir(parents=True, exist_ok=True)
     failures = unsupported = ill = 0

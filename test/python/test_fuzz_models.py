@@ -47,3 +47,15 @@ def test_checker_catches_differences():
     assert fuzz_models.close(np.array([1.0, -2.0, 5.0, np.nan], np.float32), want)
     assert fuzz_models.close(np.array([1.0, -2.0, np.inf, 0.0], np.float32), want)
     assert fuzz_models.close(want[:3], want)  # A shape.
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--model", "/no/such.onnx"], "no such file"),
+    (["--seeds", "a-b"], "expected numbers and ranges"),
+])
+def test_bad_arguments_are_refused(tmp_path, args, message):
+    import subprocess
+    result = subprocess.run([sys.executable, str(REPO / "scripts/fuzz_models.py"), "--out",
+                             str(tmp_path), *args], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert message in result.stderr

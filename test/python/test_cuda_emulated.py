@@ -684,3 +684,18 @@ def test_tf32_accuracy_script(tmp_path):
     assert errors["exact"] < 1e-6, errors
     assert 1e-5 < errors["rna"] < 1e-2 and 1e-5 < errors["truncate"] < 1e-2, errors
     assert "| ppocr-cls | " in (tmp_path / "r.md").read_text()
+
+
+def test_short_rows_few_are_one_row_kernel(tmp_path):
+    """A short sequence's attention softmax (136 rows of 17 keys) is one row
+    kernel, a warp a row, not one launch per op: short rows are a row group
+    when there are at most 4,096 of them and each row writes more than one
+    output (a depthwise convolution's window, one output a row, stays a
+    thread per output: test_depthwise_convolution_keeps_its_neighbours_in_its_kernel)."""
+    expected, actual, strategies = compile_and_emulate(tmp_path, "einsum_attention")
+    _, plan, _, _ = read_engine(tmp_path / "einsum_attention.engine")
+    softmax = [launch for launch in plan["launches"] if "Softmax_1" in launch["nodes"]]
+    assert len(softmax) == 1 and softmax[0]["strategy"] == "rows", softmax
+    assert softmax[0]["grid"][0] == 2 * 4 * 17 and softmax[0]["block"][0] == 32, softmax
+    for want, got in zip(expected, actual):
+        assert_close(got, want)

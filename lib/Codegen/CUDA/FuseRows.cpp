@@ -27,8 +27,8 @@
 // R is the number of row dims of the group's first reduction: its output
 // keeps d0 .. dR-1 and drops (or sets to 0) the reduced dims. A group needs
 // a reduction; its largest op must have 32 to 65,536 points a row (enough
-// for a warp, not too much for one block; a group of a single row may have
-// fewer), and the intermediates of one row must fit in 24 KB (the kernel
+// for a warp, not too much for one block; a group of at most 4,096 rows may
+// have fewer), and the intermediates of one row must fit in 24 KB (the kernel
 // keeps them in shared memory).
 //
 //===----------------------------------------------------------------------===//
@@ -52,9 +52,16 @@ using namespace mlir::infer;
 
 namespace {
 
-/// Rows shorter than this are left to the one-thread-per-output kernels,
-/// and rows longer than this too: one block would take too long over them.
+/// Rows shorter than this are left to the one-thread-per-output kernels
+/// when there are many of them, and rows longer than this always: one block
+/// would take too long over them.
 constexpr int64_t kMinRowElements = 32, kMaxRowElements = 1 << 16;
+/// Up to this many short rows are a row group all the same: a block (a
+/// warp) per row, at most about one wave of 32-thread blocks on an H100 (132
+/// SMs x 32 blocks), is one launch where the ops alone are one each (a
+/// softmax over 17 keys for 12 heads: 6). More short rows (a softmax over 3
+/// channels at every pixel) would be many waves of mostly idle warps.
+constexpr int64_t kMaxShortRows = 4096;
 /// What a row's intermediates may take (in shared memory, in the kernel:
 /// RowKernels.cpp); bufferization may add a copy or two.
 constexpr int64_t kMaxIntermediateBytes = 24 * 1024;
@@ -249,9 +256,17 @@ std::optional<RowGroup> growGroup(linalg::LinalgOp root) {
       elements *= d;
     intermediateBytes += elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   }
-  // A single row may be short: its ops would each be a launch of one block
-  // (or a few threads) anyway, as a classifier's final softmax over [1, N].
-  bool shortRows = rowWork < kMinRowElements && llvm::product_of(rows) > 1;
+  // A few rows may be short: their ops would each be a launch of a few
+  // blocks anyway, as a classifier's final softmax over [1, N] or a short
+  // sequence's attention scores. Not when each row ends in one point (a
+  // depthwise convolution's window with its epilogue): a thread per output
+  // (a point group, FuseEpilogues.cpp) does that in one launch already.
+  int64_t rowOutputs = 1; // What the group writes a row.
+  for (int64_t d : cast<ShapedType>(root->getResult(0).getType()).getShape().drop_front(rowCount))
+    rowOutputs *= d;
+  bool fewShortRows = llvm::product_of(rows) == 1 ||
+                      (llvm::product_of(rows) <= kMaxShortRows && rowOutputs > 1);
+  bool shortRows = rowWork < kMinRowElements && !fewShortRows;
   if (!reduces || group.members.size() < 2 || shortRows || rowWork > kMaxRowElements ||
       intermediateBytes > kMaxIntermediateBytes)
     return std::nullopt;

@@ -106,33 +106,34 @@ func.func @escaping_intermediate(%x: tensor<48x128xf32>) -> (tensor<48x128xf32>,
   return %y, %exp : tensor<48x128xf32>, tensor<48x128xf32>
 }
 
-// Left alone: rows of 16 (too short for a block each), and a contraction:
+// Left alone: 8,192 rows of 16 (too short for a block each, and too many
+// for one wave of warps), and a contraction:
 // a matmul's k is a reduction whose both inputs vary along it.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.forall
 // CHECK: return
-func.func @left_alone(%short: tensor<48x16xf32>, %a: tensor<48x64xf32>,
-                      %b: tensor<64x128xf32>) -> (tensor<48x16xf32>, tensor<48x128xf32>) {
+func.func @left_alone(%short: tensor<8192x16xf32>, %a: tensor<48x64xf32>,
+                      %b: tensor<64x128xf32>) -> (tensor<8192x16xf32>, tensor<48x128xf32>) {
   %zero = arith.constant 0.0 : f32
-  %se = tensor.empty() : tensor<48x1xf32>
-  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %se = tensor.empty() : tensor<8192x1xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<8192x1xf32>) -> tensor<8192x1xf32>
   %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
-      ins(%short : tensor<48x16xf32>) outs(%sinit : tensor<48x1xf32>) {
+      ins(%short : tensor<8192x16xf32>) outs(%sinit : tensor<8192x1xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32
     linalg.yield %s : f32
-  } -> tensor<48x1xf32>
-  %e = tensor.empty() : tensor<48x16xf32>
+  } -> tensor<8192x1xf32>
+  %e = tensor.empty() : tensor<8192x16xf32>
   %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
-      ins(%short, %sum : tensor<48x16xf32>, tensor<48x1xf32>) outs(%e : tensor<48x16xf32>) {
+      ins(%short, %sum : tensor<8192x16xf32>, tensor<8192x1xf32>) outs(%e : tensor<8192x16xf32>) {
   ^bb0(%in: f32, %s: f32, %out: f32):
     %q = arith.divf %in, %s : f32
     linalg.yield %q : f32
-  } -> tensor<48x16xf32>
+  } -> tensor<8192x16xf32>
   %me = tensor.empty() : tensor<48x128xf32>
   %minit = linalg.fill ins(%zero : f32) outs(%me : tensor<48x128xf32>) -> tensor<48x128xf32>
   %mm = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x128xf32>) outs(%minit : tensor<48x128xf32>) -> tensor<48x128xf32>
-  return %y, %mm : tensor<48x16xf32>, tensor<48x128xf32>
+  return %y, %mm : tensor<8192x16xf32>, tensor<48x128xf32>
 }
 
 // A single row, however short (a classifier's softmax over [1, 2]), is a
@@ -222,4 +223,29 @@ func.func @generic_matmul(%a: tensor<48x64xf32>, %b: tensor<64x128xf32>) -> tens
     linalg.yield %s : f32
   } -> tensor<48x128xf32>
   return %mm : tensor<48x128xf32>
+}
+
+// 48 rows of 16: short, but few (at most 4,096), so still one loop over the
+// rows, a block each: one launch where the two ops were two.
+// CHECK-LABEL: func.func @few_short_rows
+// CHECK: scf.forall (%{{.+}}) in (48)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+func.func @few_short_rows(%short: tensor<48x16xf32>) -> tensor<48x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<48x1xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%se : tensor<48x1xf32>) -> tensor<48x1xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]}
+      ins(%short : tensor<48x16xf32>) outs(%sinit : tensor<48x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<48x1xf32>
+  %e = tensor.empty() : tensor<48x16xf32>
+  %y = linalg.generic {indexing_maps = [#row, #stat, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%short, %sum : tensor<48x16xf32>, tensor<48x1xf32>) outs(%e : tensor<48x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<48x16xf32>
+  return %y : tensor<48x16xf32>
 }

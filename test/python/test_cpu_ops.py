@@ -244,16 +244,20 @@ def case_norms_lrn_group_lp(rng):
 
 
 def case_trilu_gather_elements(rng):
-    """Trilu (upper and lower, diagonal offsets) and GatherElements with
-    negative indices."""
+    """Trilu (upper and lower, diagonal offsets), GatherElements with
+    negative indices, and GatherND with and without batch dims."""
     nodes = [
         helper.make_node("Trilu", ["x", "k"], ["u"], upper=1),
         helper.make_node("Trilu", ["x", "kl"], ["l"], upper=0),
         helper.make_node("GatherElements", ["x", "i"], ["g"], axis=1),
+        helper.make_node("GatherND", ["x", "nd"], ["n"]),
+        helper.make_node("GatherND", ["x", "bd"], ["b"], batch_dims=1),
     ]
     m = model(nodes, [("x", F, [2, 5, 6]), ("i", TensorProto.INT64, [2, 3, 6])],
-              [("u", F), ("l", F), ("g", F)],
-              [("k", np.array(1, np.int64)), ("kl", np.array(-2, np.int64))], opset=14)
+              [("u", F), ("l", F), ("g", F), ("n", F), ("b", F)],
+              [("k", np.array(1, np.int64)), ("kl", np.array(-2, np.int64)),
+               ("nd", np.array([[[1, -1], [0, 2]], [[1, 4], [0, 0]]], np.int64)),
+               ("bd", np.array([[[3, 0], [-2, 5]], [[1, 1], [4, 0]]], np.int64))], opset=14)
     return m, {"x": weight(rng, 2, 5, 6, scale=1), "i": rng.integers(-5, 5, [2, 3, 6])}
 
 

@@ -462,6 +462,45 @@ struct TileLowering : public OpRewritePattern<TileOp> {
   }
 };
 
+/// GatherND: out[i..., j...] = data[i_0..i_{b-1}, indices[i..., 0..m-1],
+/// j...], with b the batch dims (the leading dims of both), i the indices'
+/// positions and j the data's trailing dims. Each index is read from
+/// `indices` in the body, wrapped when negative and clamped into the data.
+struct GatherNDLowering : public OpRewritePattern<GatherNDOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherNDOp op, PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    auto dataType = cast<RankedTensorType>(op.getData().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t batch = op.getBatchDims(), positions = indicesType.getRank() - 1;
+    int64_t depth = indicesType.getShape().back();
+    if (batch + depth > dataType.getRank())
+      return rewriter.notifyMatchFailure(op, "index tuples longer than the data's rank");
+    Value result = buildIndexed(
+        rewriter, op.getLoc(), op.getType(), [&](OpBuilder &b, Location l, ArrayRef<Value> out) -> Value {
+          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+          SmallVector<Value> at(out.take_front(positions));
+          at.push_back(nullptr);
+          SmallVector<Value> dataIndices(out.take_front(batch));
+          for (int64_t k = 0; k < depth; ++k) {
+            at.back() = index(k);
+            int64_t dim = dataType.getDimSize(batch + k);
+            Value i = arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                 tensor::ExtractOp::create(b, l, op.getIndices(), at));
+            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, index(0));
+            i = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, i, index(dim)), i);
+            i = arith::MaxSIOp::create(b, l, i, index(0));
+            dataIndices.push_back(arith::MinSIOp::create(b, l, i, index(dim - 1)));
+          }
+          llvm::append_range(dataIndices, out.drop_front(positions));
+          return tensor::ExtractOp::create(b, l, op.getData(), dataIndices);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ExpandLowering : public OpRewritePattern<ExpandOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ExpandOp op, PatternRewriter &rewriter) const override {
@@ -496,5 +535,6 @@ void mlir::infer::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns)
                ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
                TransposeLowering, ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
                PadLowering, ExpandLowering, ConstantOfShapeLowering, TriluLowering,
-               GatherElementsLowering, DepthToSpaceLowering, SpaceToDepthLowering, TileLowering>(patterns.getContext());
+               GatherElementsLowering, DepthToSpaceLowering, SpaceToDepthLowering, TileLowering,
+               GatherNDLowering>(patterns.getContext());
 }

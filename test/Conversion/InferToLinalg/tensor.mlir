@@ -365,3 +365,24 @@ func.func @tile(%x: tensor<2x3xf32>) -> tensor<6x3xf32> {
   %y = infer.tile %x, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<6x3xf32>
   return %y : tensor<6x3xf32>
 }
+
+// -----
+
+// Tests that GatherND reads each index of a tuple from `indices` (at the
+// output's position and the tuple's place), wraps and clamps it, and reads
+// the data's trailing dims at the output's own indices.
+// CHECK-LABEL: func.func @gather_nd
+// CHECK-SAME: %[[D:[^:]+]]: tensor<4x5x3xf32>, %[[I:[^:]+]]: tensor<2x2xi64>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : index
+// CHECK: %[[P:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[I]][%[[P]], %[[C0]]] : tensor<2x2xi64>
+// CHECK: %[[A:.+]] = arith.minsi
+// CHECK: tensor.extract %[[I]][%[[P]], %[[C1]]] : tensor<2x2xi64>
+// CHECK: %[[B:.+]] = arith.minsi
+// CHECK: tensor.extract %[[D]][%[[A]], %[[B]], %[[J]]] : tensor<4x5x3xf32>
+func.func @gather_nd(%d: tensor<4x5x3xf32>, %i: tensor<2x2xi64>) -> tensor<2x3xf32> {
+  %y = infer.gather_nd %d, %i {batch_dims = 0 : i64} : (tensor<4x5x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}

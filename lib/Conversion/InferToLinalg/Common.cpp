@@ -79,6 +79,16 @@ Value lowering::buildIndexed(OpBuilder &b, Location loc, RankedTensorType result
       .getResult(0);
 }
 
+Value lowering::wrappedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value fromEnd = arith::AddIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, size));
+  i = arith::SelectOp::create(b, loc, negative, fromEnd, i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, size - 1));
+}
+
 std::optional<SmallVector<int64_t>> lowering::constantInts(Value v) {
   return getConstantIntValues(v);
 }

@@ -45,6 +45,11 @@ using IndexedFn = function_ref<Value(OpBuilder &, Location, ArrayRef<Value> indi
 /// (gathers, pads of the other modes, resizes, depth-to-space and the like).
 Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType resultType, IndexedFn body);
 
+/// A gather's index (any integer type) into a dim of `size`: negative ones
+/// count from the end, and out-of-range ones are clamped rather than read
+/// out of bounds (ONNX leaves them undefined; there are no run-time checks).
+Value wrappedIndex(OpBuilder &b, Location loc, Value index, int64_t size);
+
 /// Reads a constant operand's integer values (shape vectors, pads, ...).
 std::optional<SmallVector<int64_t>> constantInts(Value v);
 

@@ -252,8 +252,7 @@ struct CumSumLowering : public OpRewritePattern<CumSumOp> {
       inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
-    Value zero = isFloat ? scalarConstant(rewriter, loc, et, 0.0)
-                         : arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(et)).getResult();
+    Value zero = scalarConstant(rewriter, loc, et, 0);
     arith::CmpIPredicate keep = op.getReverse()
                                     ? (op.getExclusive() ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
                                     : (op.getExclusive() ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);

@@ -180,15 +180,7 @@ struct GatherLowering : public OpRewritePattern<GatherOp> {
         ArrayRef<AffineMap>{AffineMap::get(rank, 0, idxExprs, ctx), rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          // Negative indices count from the end; out-of-range ones are clamped
-          // rather than read out of bounds.
-          Value idx = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value dimV = arith::ConstantIndexOp::create(b, l, dim);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx, zero);
-          idx = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, idx, dimV), idx);
-          idx = arith::MaxSIOp::create(b, l, idx, zero);
-          idx = arith::MinSIOp::create(b, l, idx, arith::ConstantIndexOp::create(b, l, dim - 1));
+          Value idx = wrappedIndex(b, l, args[0], dim);
           SmallVector<Value> indices;
           for (int64_t i = 0; i < axis; ++i)
             indices.push_back(linalg::IndexOp::create(b, l, i));
@@ -324,10 +316,7 @@ struct TriluLowering : public OpRewritePattern<TriluOp> {
           Value kept = arith::CmpIOp::create(
               b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, offset,
               arith::ConstantIndexOp::create(b, l, diagonal));
-          Type et = type.getElementType();
-          Value zero = isa<FloatType>(et) ? scalarConstant(b, l, et, 0.0)
-                                          : arith::ConstantOp::create(b, l, b.getZeroAttr(et)).getResult();
-          return arith::SelectOp::create(b, l, kept, a[0], zero);
+          return arith::SelectOp::create(b, l, kept, a[0], scalarConstant(b, l, type.getElementType(), 0));
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -352,11 +341,7 @@ struct GatherElementsLowering : public OpRewritePattern<GatherElementsOp> {
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, index(0));
-          i = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, i, index(dim)), i);
-          i = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, index(0)), index(dim - 1));
+          Value i = wrappedIndex(b, l, args[0], dim);
           SmallVector<Value> indices;
           for (int64_t d = 0; d < rank; ++d)
             indices.push_back(d == axis ? i : linalg::IndexOp::create(b, l, d).getResult());
@@ -486,12 +471,8 @@ struct GatherNDLowering : public OpRewritePattern<GatherNDOp> {
           for (int64_t k = 0; k < depth; ++k) {
             at.back() = index(k);
             int64_t dim = dataType.getDimSize(batch + k);
-            Value i = arith::IndexCastOp::create(b, l, b.getIndexType(),
-                                                 tensor::ExtractOp::create(b, l, op.getIndices(), at));
-            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, index(0));
-            i = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, i, index(dim)), i);
-            i = arith::MaxSIOp::create(b, l, i, index(0));
-            dataIndices.push_back(arith::MinSIOp::create(b, l, i, index(dim - 1)));
+            dataIndices.push_back(
+                wrappedIndex(b, l, tensor::ExtractOp::create(b, l, op.getIndices(), at), dim));
           }
           llvm::append_range(dataIndices, out.drop_front(positions));
           return tensor::ExtractOp::create(b, l, op.getData(), dataIndices);

@@ -187,6 +187,19 @@ def case_reductions_softmax_norms(rng):
     return m, {"x": weight(rng, 2, 5, 6, scale=2)}
 
 
+def case_log_sum_exp_large(rng):
+    """ReduceLogSumExp of inputs far above 88, where exp overflows float32
+    (gave inf before the max shift), over one axis and over two, with and
+    without keepdims; and of an ordinary range."""
+    nodes = [
+        helper.make_node("ReduceLogSumExp", ["x"], ["a"], axes=[2], keepdims=0),
+        helper.make_node("ReduceLogSumExp", ["x"], ["b"], axes=[0, 2], keepdims=1),
+        helper.make_node("ReduceLogSumExp", ["v"], ["c"], axes=[1], keepdims=1),
+    ]
+    m = model(nodes, [("x", F, [2, 3, 7]), ("v", F, [4, 5])], [("a", F), ("b", F), ("c", F)])
+    return m, {"x": weight(rng, 2, 3, 7, scale=50) + 200, "v": weight(rng, 4, 5, scale=2)}
+
+
 def case_instance_norm(rng):
     """Each (n, c) normalized over its spatial dims, scale and bias per
     channel; 2-D and 1-D maps."""

@@ -94,6 +94,8 @@ MODELS = {
     "classic_norms": (INPUTS / "classic_norms.onnxtext", {}),
     # A ReduceMax and an Add after it (its bias is not its initial value).
     "reduce_max_bias": (INPUTS / "reduce_max_bias.onnxtext", {}),
+    # ReduceLogSumExp of large inputs: shifted by the maximum.
+    "log_sum_exp": (INPUTS / "log_sum_exp.onnxtext", {}),
     # DepthToSpace after a convolution, SpaceToDepth and Tile.
     "depth_space_tile": (INPUTS / "depth_space_tile.onnxtext", {}),
     # Attention as Einsums, and a dot product.

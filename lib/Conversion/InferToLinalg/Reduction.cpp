@@ -62,6 +62,39 @@ Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType type, ValueRan
   return buildElementwise(b, loc, type, inputs, fn);
 }
 
+/// log(sum(exp(x))) over `axes`, computed as m + log(sum(exp(x - m))) with m
+/// the maximum, so that exp cannot overflow (f32 inputs above about 88 gave
+/// inf). m is taken as 0 where it is infinite: with every input -inf, or one
+/// +inf, x - m would be NaN, and the unshifted sum gives ONNX's -inf or +inf.
+Value logSumExp(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+                RankedTensorType resultType) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  auto type = cast<RankedTensorType>(input.getType());
+  Value max = reduce(b, loc, input, axes, /*keepDims=*/true, -inf, maxF);
+  auto keptType = cast<RankedTensorType>(max.getType());
+  Value shift = buildElementwise(b, loc, keptType, max, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    Type t = a[0].getType();
+    Value infinite = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                           math::AbsFOp::create(nb, l, a[0]), scalarConstant(nb, l, t, inf));
+    return arith::SelectOp::create(nb, l, infinite, scalarConstant(nb, l, t, 0), a[0]);
+  });
+  Value exps = buildElementwise(b, loc, type, ValueRange{input, shift},
+                                [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                  return math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, a[0], a[1]));
+                                });
+  Value sum = reduce(b, loc, exps, axes, /*keepDims=*/true, 0.0, addF);
+  Value result = buildElementwise(b, loc, keptType, ValueRange{sum, shift},
+                                  [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                    return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, a[0]), a[1]);
+                                  });
+  if (keptType == resultType)
+    return result;
+  // keepdims=0: drop the unit dims.
+  auto shapeType = RankedTensorType::get({resultType.getRank()}, b.getI64Type());
+  Value shape = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shapeType, resultType.getShape()));
+  return tensor::ReshapeOp::create(b, loc, resultType, result, shape);
+}
+
 template <typename OpTy>
 struct ReduceLowering : public OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -90,6 +123,8 @@ struct ReduceLowering : public OpRewritePattern<OpTy> {
                       [](OpBuilder &b, Location l, Value a, Value v) -> Value {
                         return arith::MinimumFOp::create(b, l, a, v);
                       });
+    } else if constexpr (std::is_same_v<OpTy, ReduceLogSumExpOp>) {
+      result = logSumExp(rewriter, loc, input, axes, resultType);
     } else if constexpr (std::is_same_v<OpTy, ReduceProdOp>) {
       result = reduce(rewriter, loc, input, axes, keep, 1.0,
                       [](OpBuilder &b, Location l, Value a, Value v) -> Value {
@@ -100,8 +135,6 @@ struct ReduceLowering : public OpRewritePattern<OpTy> {
         pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return math::AbsFOp::create(b, l, a[0]); });
       if constexpr (std::is_same_v<OpTy, ReduceL2Op> || std::is_same_v<OpTy, ReduceSumSquareOp>)
         pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return arith::MulFOp::create(b, l, a[0], a[0]); });
-      if constexpr (std::is_same_v<OpTy, ReduceLogSumExpOp>)
-        pre([](OpBuilder &b, Location l, ValueRange a) -> Value { return math::ExpOp::create(b, l, a[0]); });
       result = reduce(rewriter, loc, input, axes, keep, 0.0, addF);
       if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
         result = post(result, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -109,8 +142,6 @@ struct ReduceLowering : public OpRewritePattern<OpTy> {
         });
       if constexpr (std::is_same_v<OpTy, ReduceL2Op>)
         result = post(result, [](OpBuilder &b, Location l, ValueRange a) -> Value { return math::SqrtOp::create(b, l, a[0]); });
-      if constexpr (std::is_same_v<OpTy, ReduceLogSumExpOp>)
-        result = post(result, [](OpBuilder &b, Location l, ValueRange a) -> Value { return math::LogOp::create(b, l, a[0]); });
     }
     rewriter.replaceOp(op, result);
     return success();

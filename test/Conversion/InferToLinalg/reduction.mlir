@@ -69,6 +69,38 @@ func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<2xf32> {
 
 // -----
 
+// Tests that ReduceLogSumExp shifts by the maximum (taken as 0 where it is
+// infinite) before exp, so that large inputs do not overflow, adds it back
+// after the log, and drops the kept unit dims last.
+// CHECK-LABEL: func.func @reduce_log_sum_exp
+// CHECK-SAME: %[[X:.+]]: tensor<2x3xf32>
+func.func @reduce_log_sum_exp(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // CHECK: %[[MAX:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[X]] : tensor<2x3xf32>) outs(%{{.+}} : tensor<2x1xf32>)
+  // CHECK: arith.maximumf
+  // CHECK: %[[SHIFT:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[MAX]] : tensor<2x1xf32>)
+  // CHECK: %[[ABS:.+]] = math.absf
+  // CHECK: %[[INF:.+]] = arith.cmpf oeq, %[[ABS]]
+  // CHECK: arith.select %[[INF]]
+  // CHECK: %[[EXPS:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[X]], %[[SHIFT]] : tensor<2x3xf32>, tensor<2x1xf32>)
+  // CHECK: %[[D:.+]] = arith.subf
+  // CHECK: math.exp %[[D]]
+  // CHECK: %[[SUM:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[EXPS]] : tensor<2x3xf32>) outs(%{{.+}} : tensor<2x1xf32>)
+  // CHECK: arith.addf
+  // CHECK: %[[LSE:.+]] = linalg.generic
+  // CHECK-SAME: ins(%[[SUM]], %[[SHIFT]] : tensor<2x1xf32>, tensor<2x1xf32>)
+  // CHECK: %[[LOG:.+]] = math.log
+  // CHECK: arith.addf %[[LOG]]
+  // CHECK: tensor.reshape %[[LSE]]({{.+}}) : (tensor<2x1xf32>, tensor<1xi64>) -> tensor<2xf32>
+  %y = infer.reduce_log_sum_exp %x {axes = array<i64: 1>, keep_dims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
 // Tests that Softmax is max-reduce, subtract (max broadcast back along the
 // axis), exp, sum-reduce, and divide by the broadcast sum.
 // CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>

@@ -137,6 +137,10 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
   pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles));
   pm.addPass(createCanonicalizerPass());
+  // An accumulator's load and store index with one set of values only once
+  // CSE has merged the index arithmetic each was given.
+  pm.addPass(createCSEPass());
+  pm.addPass(createPromoteAccumulatorsPass());
 }
 
 void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {

@@ -637,4 +637,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createReshapesAsViewsPass(); });
   registerPass([] { return createPadsInPlacePass(); });
   registerPass([] { return createGuardedPadReadsPass(); });
+  registerPass([] { return createPromoteAccumulatorsPass(); });
 }

@@ -165,6 +165,10 @@ std::unique_ptr<Pass> createPadsInPlacePass();
 /// infer-cuda-guarded-pad-reads (GuardedPadReads.cpp, on tensors): a short
 /// reduction reads its padded input through bounds checks instead.
 std::unique_ptr<Pass> createGuardedPadReadsPass();
+/// infer-cuda-promote-accumulators (PromoteAccumulators.cpp, on the
+/// gpu.funcs): a thread's reduction accumulator carried through its loops
+/// in a register instead of loaded and stored at each step.
+std::unique_ptr<Pass> createPromoteAccumulatorsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -16,6 +16,8 @@ its MLIR (``infer-opt ... --dump-kernels DIR`` writes DIR/kernels.mlir) by
 scripts/gpu_emulator/, which also checks bounds, alignment and races:
     python3 scripts/cuda_plan_exec.py --engine m.engine --emulate DIR/kernels.mlir \
         --input x=x.npy --reference y=y.npy
+With --traffic it also counts each launch's memory traffic as a GPU's memory
+system would see it (gpu_emulator/traffic.py) and prints the costliest.
 """
 
 from __future__ import annotations
@@ -112,20 +114,23 @@ def launch_args(buffers: dict[str, list], launch: dict) -> list:
 
 
 def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray],
-            tf32: str | None = None) -> dict[str, np.ndarray]:
+            tf32: str | None = None, traffic: list | None = None) -> dict[str, np.ndarray]:
     """The plan of the engine at `path`, its kernels run on the CPU from
     `kernels` (the same compile's --dump-kernels DIR/kernels.mlir); `tf32`
     ("rna" or "truncate") rounds the tensor cores' inputs (the emulator's
-    TF32 modes)."""
+    TF32 modes). Given a list as `traffic`, each launch's memory traffic
+    (gpu_emulator's Traffic) is appended to it, in the plan's order."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from gpu_emulator import Buffer, Emulator
     metadata, plan, _, weights = read_engine(path)
-    emulator = Emulator(kernels.read_text(), tf32=tf32)
+    emulator = Emulator(kernels.read_text(), tf32=tf32, traffic=traffic is not None)
     buffers = plan_buffers(metadata, plan, weights, inputs, np.asarray)
     wrapped = {kind: [Buffer(b) for b in group] for kind, group in buffers.items()}
     for launch in plan["launches"]:
         emulator.launch(launch["kernel"], launch["grid"][0], launch["block"][0],
                         launch_args(wrapped, launch))
+    if traffic is not None:
+        traffic.extend(emulator.launch_traffic)
     return {t["name"]: b for t, b in zip(metadata["outputs"], buffers["output"])}
 
 
@@ -156,6 +161,44 @@ def print_profile(path: Path, plan: dict, ms: list[float], profile_dir: Path | N
     for t, l in sorted(zip(ms, launches), key=lambda x: -x[0])[:8]:
         print(f"  {t:8.3f} ms  {l['kernel']:<11} grid {l['grid'][0]:<7} block {l['block'][0]:<4} "
               f"{strategy(l):<15} {','.join(l['nodes'])[:60]}")
+
+
+def print_traffic(path: Path, plan: dict, traffic: list, json_path: Path | None) -> None:
+    """The emulated memory traffic of each launch (gpu_emulator/traffic.py):
+    the launches with the largest estimated memory time, and the totals per
+    strategy; with `json_path`, every launch's counts written there."""
+    launches = plan["launches"]
+    rows = [{"kernel": l["kernel"], "strategy": strategy(l), "grid": l["grid"][0],
+             "block": l["block"][0], "nodes": l["nodes"],
+             "estimated_us": t.estimated_seconds * 1e6,
+             "sectors_per_request": t.sectors_per_request, "efficiency": t.efficiency,
+             "l2_bytes": t.l2_bytes,
+             "dram_read_bytes": t.dram_read_bytes, "dram_write_bytes": t.dram_write_bytes,
+             "load_requests": t.load_requests, "load_sectors": t.load_sectors,
+             "l2_load_sectors": t.l2_load_sectors,
+             "store_requests": t.store_requests, "store_sectors": t.store_sectors,
+             "shared_wavefronts": t.shared_wavefronts,
+             "bank_conflict_factor": t.bank_conflict_factor}
+            for t, l in zip(traffic, launches)]
+    if json_path:
+        json_path.write_text(json.dumps(rows, indent=1))
+    total = sum(r["estimated_us"] for r in rows)
+    by_strategy: dict[str, list[float]] = {}
+    for r in rows:
+        by_strategy.setdefault(r["strategy"], []).append(r["estimated_us"])
+    split = ", ".join(f"{name} {sum(us):.1f} us ({len(us)})"
+                      for name, us in sorted(by_strategy.items(), key=lambda x: -sum(x[1])))
+    dram = sum(r["dram_read_bytes"] + r["dram_write_bytes"] for r in rows)
+    print(f"{path.name}: {len(rows)} launches, emulated memory time {total:.1f} us, "
+          f"{dram / 1e6:.1f} MB from or to DRAM: {split}; the largest:")
+    print("  est. us  kernel      strategy        sectors/req  efficiency  L2 MB  DRAM MB  banks"
+          "  nodes")
+    for r in sorted(rows, key=lambda r: -r["estimated_us"])[:12]:
+        print(f"  {r['estimated_us']:7.1f}  {r['kernel']:<11} {r['strategy']:<15} "
+              f"{r['sectors_per_request']:11.1f}  {r['efficiency']:9.0%}  "
+              f"{r['l2_bytes'] / 1e6:5.2f}  "
+              f"{(r['dram_read_bytes'] + r['dram_write_bytes']) / 1e6:7.2f}  "
+              f"{r['bank_conflict_factor']:5.1f}  {','.join(r['nodes'])[:40]}")
 
 
 def profile_timing_only(root: Path, entry: dict, profile_dir: Path | None) -> None:
@@ -206,6 +249,11 @@ def main() -> int:
     ap.add_argument("--emulate-tf32", choices=["rna", "truncate"],
                     help="with --emulate: round the tensor cores' inputs to TF32 (as the kernels' "
                          "cvt.rna.tf32.f32 does), or truncate them (unconverted operands)")
+    ap.add_argument("--traffic", action="store_true",
+                    help="with --emulate: count every launch's memory traffic (sectors per "
+                         "request, DRAM bytes, bank conflicts) and print the costliest")
+    ap.add_argument("--traffic-json", type=Path, metavar="FILE",
+                    help="with --traffic: also write every launch's counts to FILE")
     ap.add_argument("--profile", action="store_true",
                     help="time every launch alone and print the largest (a second run)")
     ap.add_argument("--profile-dir", type=Path,
@@ -232,9 +280,14 @@ def main() -> int:
     if args.engine:
         inputs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.input)}
         refs = {k: np.load(v) for k, v in (s.split("=", 1) for s in args.reference)}
-        outputs = (emulate(args.engine, args.emulate, inputs, args.emulate_tf32) if args.emulate
-                   else run(args.engine, inputs))
+        if args.traffic and not args.emulate:
+            ap.error("--traffic needs --emulate")
+        traffic = [] if args.traffic else None
+        outputs = (emulate(args.engine, args.emulate, inputs, args.emulate_tf32, traffic)
+                   if args.emulate else run(args.engine, inputs))
         ok &= check(args.engine.name, outputs, refs)
+        if traffic is not None:
+            print_traffic(args.engine, read_engine(args.engine)[1], traffic, args.traffic_json)
     return 0 if ok else 1
 
 

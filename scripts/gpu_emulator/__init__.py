@@ -36,6 +36,11 @@ cvt.rna.tf32.f32 does (withTF32Rounding, lib/Codegen/CUDA/RoundTF32.cpp);
 tensor cores make of unconverted float32 operands. Either predicts a TF32
 engine's distance from float32 on a GPU.
 
+Traffic: ``Emulator(text, traffic=True)`` also counts each launch's memory
+traffic (``launch_traffic``: global sectors per request, DRAM bytes, shared
+memory bank conflicts; traffic.py), a measure of how well a kernel uses the
+memory system that needs no GPU.
+
 What it does not model: the precision of the GPU's math
 functions (numpy's), the order of accesses within a warp, races in global
 memory, and anything the lowering to NVVM does. An op it does not know is an error
@@ -52,8 +57,9 @@ from .base import CHUNK_THREADS, EmulationError
 from .ir import Op, parse_region
 from .memory import Buffer, View, parse_dense, parse_memref
 from .run import Run
+from .traffic import Traffic
 
-__all__ = ["Buffer", "EmulationError", "Emulator", "View", "run_launches"]
+__all__ = ["Buffer", "EmulationError", "Emulator", "Traffic", "View", "run_launches"]
 
 
 def _uses(op: Op, name: str) -> bool:
@@ -64,10 +70,15 @@ def _uses(op: Op, name: str) -> bool:
 class Emulator:
     """The kernels and launches of one module (generic form)."""
 
-    def __init__(self, text: str, tf32: str | None = None):
+    def __init__(self, text: str, tf32: str | None = None, traffic: bool = False):
         if tf32 not in (None, "rna", "truncate"):
             raise ValueError(f"tf32 must be None, 'rna' or 'truncate', not {tf32!r}")
         self.tf32 = tf32
+        # With `traffic`, each launch's memory traffic (traffic.py), in the
+        # order of the launches.
+        self.counts_traffic = traffic
+        self.traffic: Traffic | None = None  # The running launch's.
+        self.launch_traffic: list[Traffic] = []
         lines = [line for line in text.splitlines() if line.strip()]
         # Attribute aliases (#map = affine_map<...>) are spelled out where used.
         aliases = dict(re.match(r"^(#\w+) = (.*)$", line).groups() for line in lines
@@ -123,6 +134,7 @@ class Emulator:
         buffer per kernel argument)."""
         func = self.function(kernel)
         region = func.regions[0]
+        self.traffic = Traffic() if self.counts_traffic else None
         views = [View(buffer, 0, parse_memref(typ)) for (_, typ), buffer in zip(region.args, args)]
         workgroup = [parse_memref(typ) for _, typ in region.args[len(args):]]
         # Blocks that share nothing run together.
@@ -136,6 +148,10 @@ class Emulator:
                 run.check_no_copies_in_flight()
             except EmulationError as e:
                 raise EmulationError(f"{kernel} (blocks from {first}): {e}") from e
+        if self.traffic is not None:
+            self.traffic.finish()
+            self.launch_traffic.append(self.traffic)
+            self.traffic = None
 
 
 def run_launches(text: str, buffers: list[np.ndarray]) -> None:

@@ -65,6 +65,8 @@ class AsyncCopyOps:
             for view, start in ((dst, dst_start), (src, src_start)):
                 if ((view.buffer.address + view.byte_base + start * size) % (count * size)).any():
                     raise EmulationError(f"cp.async: an access not {count * size}-byte aligned")
+            self.count_traffic(src, src_start, threads, False, count)
+            self.count_traffic(dst, dst_start, threads, True, count)
             lanes = np.arange(count)
             elements = dst_start[:, None] + lanes
             self.check_not_in_flight(dst, elements)

@@ -72,6 +72,18 @@ class MemoryOps:
                                                np.where(same, buffer.read_warp[where], warp))
             buffer.read_epoch[where] = e
 
+    def count_traffic(self, view: View, elements: np.ndarray, threads: np.ndarray, write: bool,
+                      lanes: int = 1) -> None:
+        """Counts the accesses of `threads` (one each) at `elements` (their
+        first elements, `lanes` wide) when the emulator counts traffic."""
+        if self.traffic is None:
+            return
+        size = view.type.dtype.itemsize
+        addresses = view.buffer.address + view.byte_base + elements.reshape(-1) * size
+        threads = np.asarray(threads)
+        self.traffic.count(view.buffer, addresses, threads // WARP, self.block_id[threads],
+                           size * lanes, write)
+
     def op_memref_view(self, op, ins, mask):
         source, shift = ins[0], ins[1]
         shift = int(self.uniform_scalar(shift, mask, "memref.view's shift"))
@@ -128,6 +140,7 @@ class MemoryOps:
         if active.size:
             elements = view.elements(op, [i[active] for i in indices], active.size)
             self.touch_threads(view, elements, active, False)
+            self.count_traffic(view, elements, active, False)
             result[active] = view.data[elements]
         return result
 
@@ -137,6 +150,7 @@ class MemoryOps:
         if active.size:
             elements = view.elements(op, [i[active] for i in indices], active.size)
             self.touch_threads(view, elements, active, True, value[active])
+            self.count_traffic(view, elements, active, True)
             view.data[elements] = value[active]
 
     def touch_threads(self, view, elements, threads, write, values=None):
@@ -165,6 +179,7 @@ class MemoryOps:
         if ((view.buffer.address + view.byte_base + starts * size) % align).any():
             raise EmulationError(f"{op.name}: an access not {align}-byte aligned")
         elements = starts[:, None] + np.arange(lanes)
+        self.count_traffic(view, starts, threads, store, lanes)
         if store:
             warps = threads // WARP
             for w in np.unique(warps) if view.buffer.shared else [None]:

@@ -39,6 +39,7 @@ class Run(ArithOps, MemoryOps, WmmaOps, AsyncCopyOps):
         self.fragment_layouts: dict[str, bool] = {}  # WMMA fragment: loaded col-major?
         self.async_copies: list = []  # cp.async copies in flight (async_copy.py).
         self.async_committed = np.zeros(self.threads, dtype=np.int64)  # Groups committed.
+        self.traffic = emulator.traffic  # The launch's Traffic, or None (not counted).
 
     # -- helpers -------------------------------------------------------------
 

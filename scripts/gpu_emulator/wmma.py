@@ -49,6 +49,17 @@ class WmmaOps:
             raise EmulationError(f"{op.name}: fragment outside its memref {view.type.shape}")
         return elements
 
+    def count_fragment(self, view: View, elements: np.ndarray, warp: int, write: bool) -> None:
+        """A fragment's traffic: its lanes load or store it an element each
+        at a time, so one request per 32 elements."""
+        if self.traffic is None:
+            return
+        size = view.type.dtype.itemsize
+        addresses = view.buffer.address + view.byte_base + elements.reshape(-1) * size
+        self.traffic.count(view.buffer, addresses, np.full(addresses.size, warp),
+                           np.full(addresses.size, self.block_id[warp * WARP]), size, write,
+                           requests=-(-addresses.size // WARP))
+
     def op_gpu_subgroup_mma_load_matrix(self, op, ins, mask):
         view, indices = ins[0], ins[1:]
         rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
@@ -57,6 +68,7 @@ class WmmaOps:
         for w in self.active_warps(mask, op.name):
             elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
             self.touch(view, elements, int(w), False)
+            self.count_fragment(view, elements, int(w), False)
             out[w] = view.data[elements]
         # The layout it was loaded with, for the product to check (by the
         # value's name: a fragment carried through a loop is not checked).
@@ -69,6 +81,7 @@ class WmmaOps:
         for w in self.active_warps(mask, op.name):
             elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
             self.touch(view, elements, int(w), True, value[w])
+            self.count_fragment(view, elements, int(w), True)
             view.data[elements] = value[w]
 
     def op_gpu_subgroup_mma_compute(self, op, ins, mask):

@@ -141,6 +141,7 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
   // CSE has merged the index arithmetic each was given.
   pm.addPass(createCSEPass());
   pm.addPass(createPromoteAccumulatorsPass());
+  pm.addPass(createContractMultiplyAddsPass());
 }
 
 void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {

@@ -638,4 +638,5 @@ void mlir::infer::registerCUDACodegenPasses() {
   registerPass([] { return createPadsInPlacePass(); });
   registerPass([] { return createGuardedPadReadsPass(); });
   registerPass([] { return createPromoteAccumulatorsPass(); });
+  registerPass([] { return createContractMultiplyAddsPass(); });
 }

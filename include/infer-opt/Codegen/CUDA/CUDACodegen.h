@@ -169,6 +169,9 @@ std::unique_ptr<Pass> createGuardedPadReadsPass();
 /// gpu.funcs): a thread's reduction accumulator carried through its loops
 /// in a register instead of loaded and stored at each step.
 std::unique_ptr<Pass> createPromoteAccumulatorsPass();
+/// infer-cuda-contract-multiply-adds (ContractMultiplyAdds.cpp, on the
+/// gpu.funcs): float products and the sums they feed may fuse into fma.
+std::unique_ptr<Pass> createContractMultiplyAddsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);

@@ -119,38 +119,38 @@ def run_counted(text: str, arrays: list[np.ndarray]) -> Traffic:
     return emulator.launch_traffic[0]
 
 
-GENERIC = """
-  linalg.generic {{indexing_maps = [affine_map<(i, j) -> ({a})>, affine_map<(i, j) -> (i, j)>],
+DOUBLE = """
+  linalg.generic {{indexing_maps = [affine_map<(i, j) -> ({a_map})>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}}
-      ins(%a : memref<{ain}xf32>) outs(%b : memref<{bout}xf32>) {{
+      ins(%a : memref<{a_type}>) outs(%b : memref<{b_type}>) {{
     ^bb0(%x: f32, %y: f32):
-      %z = arith.{op} %x, %x : f32
+      %z = arith.addf %x, %x : f32
       linalg.yield %z : f32
   }}"""
+
+
+def doubled(tmp_path, a: np.ndarray, a_map: str) -> Traffic:
+    """The traffic of a kernel writing b = a + a (a read through `a_map`,
+    b of shape (rows, columns)), after checking what it wrote."""
+    expected = a + a if a_map == "i, j" else (a + a).T
+    a_type, b_type = ("x".join(map(str, x.shape)) + "xf32" for x in (a, expected))
+    text = kernel_module(tmp_path, DOUBLE.format(a_map=a_map, a_type=a_type, b_type=b_type),
+                         f"%a: memref<{a_type}>, %b: memref<{b_type}>")
+    out = np.zeros(expected.shape, np.float32)
+    traffic = run_counted(text, [a, out])
+    np.testing.assert_array_equal(out, expected)
+    return traffic
 
 
 def test_a_transpose_wastes_sectors_that_a_copy_does_not(tmp_path):
     # Rows of 1,024: a block of 256 threads (4 elements each) covers one
     # output row, so no two of a block's lanes read one input sector.
-    shape = m, n = (64, 1024)
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal(shape).astype(np.float32)
-    copy = kernel_module(tmp_path, GENERIC.format(a="i, j", ain=f"{m}x{n}", bout=f"{m}x{n}",
-                                                  op="addf"),
-                         f"%a: memref<{m}x{n}xf32>, %b: memref<{m}x{n}xf32>")
-    out = np.zeros(shape, np.float32)
-    t_copy = run_counted(copy, [a, out])
-    np.testing.assert_array_equal(out, a + a)
+    a = np.random.default_rng(0).standard_normal((64, 1024)).astype(np.float32)
+    t_copy = doubled(tmp_path, a, "i, j")
     assert t_copy.efficiency == 1.0
     assert t_copy.dram_read_bytes == t_copy.dram_write_bytes == a.nbytes
 
-    at = np.ascontiguousarray(a.T)
-    transpose = kernel_module(tmp_path, GENERIC.format(a="j, i", ain=f"{n}x{m}", bout=f"{m}x{n}",
-                                                       op="addf"),
-                              f"%a: memref<{n}x{m}xf32>, %b: memref<{m}x{n}xf32>")
-    out = np.zeros(shape, np.float32)
-    t_transpose = run_counted(transpose, [at, out])
-    np.testing.assert_array_equal(out, a + a)
+    t_transpose = doubled(tmp_path, np.ascontiguousarray(a.T), "j, i")
     # Reads down columns: a sector per lane; the writes stay whole.
     assert t_transpose.load_sectors >= 7 * t_copy.load_sectors
     assert t_transpose.store_sectors == t_copy.store_sectors

@@ -42,7 +42,9 @@ memory bank conflicts; traffic.py), a measure of how well a kernel uses the
 memory system that needs no GPU.
 
 What it does not model: the precision of the GPU's math
-functions (numpy's), the order of accesses within a warp, races in global
+functions (numpy's), fused multiply-adds (ops marked fastmath<contract>
+become one fma on the GPU, rounded once; here a product and a sum are
+rounded apart), the order of accesses within a warp, races in global
 memory, and anything the lowering to NVVM does. An op it does not know is an error
 that names it.
 """

@@ -25,7 +25,11 @@
 //   } }
 //   memref.store %r, %out[%i, %j]
 //
-// which is the same computation as long as nothing in the loops writes
+// A value stored to the element just before the loops (a point group's
+// bias) becomes %acc0 directly, that store dead; loads of the element after
+// the final store (the epilogue's) take %r.
+//
+// This is the same computation as long as nothing in the loops writes
 // memory (checked: the rewrite applies only then) and no load in them reads
 // the accumulated element (an output overlapping its own reduction's inputs
 // would already race between the threads that share those inputs, so the
@@ -104,6 +108,19 @@ std::optional<Accumulator> accumulatorOf(memref::StoreOp store) {
   return acc;
 }
 
+/// The store of `memref`'s element at `indices` right before `op`, with
+/// only ops that neither read nor write memory between.
+memref::StoreOp storeBefore(Operation *op, Value memref, ValueRange indices) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto store = dyn_cast<memref::StoreOp>(prev))
+      return store.getMemRef() == memref && store.getIndices() == indices ? store
+                                                                          : memref::StoreOp();
+    if (!isMemoryEffectFree(prev))
+      return {};
+  }
+  return {};
+}
+
 /// Carries `acc` through its loops: a load before them, an iter_arg in each
 /// and a store after them.
 void promote(RewriterBase &rewriter, Accumulator &acc) {
@@ -112,7 +129,17 @@ void promote(RewriterBase &rewriter, Accumulator &acc) {
   SmallVector<Value> indices(acc.store.getIndices());
   Value stored = acc.store.getValueToStore();
   rewriter.setInsertionPoint(acc.loops.front());
-  Value init = memref::LoadOp::create(rewriter, loc, memref, indices);
+  // The value stored just before the loops (a point group's bias, its
+  // initial value) is the init itself, and that store is dead: the loops
+  // read the element only through the accumulator, and the store after
+  // them overwrites it.
+  Value init;
+  if (memref::StoreOp before = storeBefore(acc.loops.front(), memref, indices)) {
+    init = before.getValueToStore();
+    rewriter.eraseOp(before);
+  } else {
+    init = memref::LoadOp::create(rewriter, loc, memref, indices);
+  }
   // Outermost first: each loop's new iter_arg is its inner loop's init; its
   // yield is set to the inner loop's new result once that exists.
   auto setLastYield = [&](scf::ForOp loop, Value value) {
@@ -140,7 +167,15 @@ void promote(RewriterBase &rewriter, Accumulator &acc) {
   rewriter.eraseOp(acc.store);
   rewriter.eraseOp(acc.load);
   rewriter.setInsertionPointAfter(loops.front());
-  memref::StoreOp::create(rewriter, loc, loops.front().getResults().back(), memref, indices);
+  Value result = loops.front().getResults().back();
+  auto after = memref::StoreOp::create(rewriter, loc, result, memref, indices);
+  // Loads of the element after the store (a point group's epilogue) take
+  // the sum, up to the first op that may write memory.
+  for (Operation *op = after->getNextNode(); op && !mayWrite(op); op = op->getNextNode()) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (load && load.getMemRef() == memref && load.getIndices() == ValueRange(indices))
+      rewriter.replaceAllUsesWith(load.getResult(), result);
+  }
 }
 
 struct PromoteAccumulatorsPass

@@ -260,6 +260,31 @@ SmallVector<Value> cIndicesAt(linalg::LinalgOp producer, ArrayRef<Value> point) 
   return indices;
 }
 
+/// The loop point of `op` at the element of C that the producer computes
+/// at `point`, when `op` reaches C (`c`) through the producer's own memref
+/// and a permutation of its loops over C's whole shape: C's indices,
+/// reordered. Then the op indexes C with the producer's own index values
+/// (CSE shares them, and a load of the element after the producer's store
+/// is seen to be the same element), where the general way
+/// (pointInBox) goes through C's linear offset by divisions. Empty if not.
+SmallVector<Value> sameViewPoint(linalg::GenericOp op, OpOperand &c, linalg::LinalgOp producer,
+                                 ArrayRef<Value> point) {
+  AffineMap map = op.getMatchingIndexingMap(&c);
+  auto type = dyn_cast<MemRefType>(c.get().getType());
+  if (c.get() != producer.getDpsInits()[0] || !map.isPermutation() || !type)
+    return {};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<Value> cIndices = cIndicesAt(producer, point);
+  SmallVector<Value> at(map.getNumDims());
+  for (unsigned k = 0; k < map.getNumResults(); ++k) {
+    unsigned loop = map.getDimPosition(k);
+    if (ranges[loop] != type.getDimSize(k))
+      return {};
+    at[loop] = cIndices[k];
+  }
+  return at;
+}
+
 /// C's element at the producer's loop point `point`, as an offset from
 /// C's first element.
 Value offsetInC(IndexMath &e, const DenseWalk &output, ArrayRef<Value> point) {
@@ -400,9 +425,13 @@ void mlir::infer::emitElementwiseAtPoint(OpBuilder &b, Location loc, linalg::Lin
     return;
   }
   auto generic = cast<linalg::GenericOp>(op.getOperation());
-  Box box = boxOf(generic, producer, output, isPrologue);
-  auto [at, inBox] = pointInBox(e, box, offsetInC(e, output, point),
-                                generic.getStaticLoopRanges().size());
+  SmallVector<Value> at = sameViewPoint(generic, cOperandOf(generic, producer, isPrologue),
+                                        producer, point);
+  if (at.empty()) {
+    Box box = boxOf(generic, producer, output, isPrologue);
+    at = pointInBox(e, box, offsetInC(e, output, point), generic.getStaticLoopRanges().size())
+             .first;
+  }
   emitPayloadAt(
       b, loc, generic, at,
       [&](OpOperand &operand, ArrayRef<Value> indices) { return loadAt(b, loc, operand, indices); },

@@ -123,3 +123,44 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Tests that a value stored to the element just before the loops (a point
+// group's bias) starts the accumulator itself, that store gone, and that
+// loads of the element after the final store (the epilogue's) take the
+// sum, but not past a store that may change it.
+// CHECK-LABEL: gpu.func @bias_and_epilogue
+// CHECK-SAME: %[[BIAS:[^:]+]]: memref<4xf32>, %{{[^:]+}}: memref<4x8xf32>, %[[OUT:[^:]+]]: memref<4xf32>, %[[Y:[^:]+]]: memref<4xf32>
+// CHECK: %[[B:.+]] = memref.load %[[BIAS]]
+// CHECK-NOT: memref.store
+// CHECK: %[[R:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[B]]) -> (f32)
+// CHECK: memref.store %[[R]], %[[OUT]]
+// CHECK: %[[RELU:.+]] = arith.maximumf %[[R]]
+// CHECK: memref.store %[[RELU]], %[[Y]]
+// CHECK: %[[AGAIN:.+]] = memref.load %[[OUT]]
+// CHECK: memref.store %[[AGAIN]], %[[Y]]
+gpu.module @kernels {
+  gpu.func @bias_and_epilogue(%bias: memref<4xf32>, %in: memref<4x8xf32>, %out: memref<4xf32>,
+                              %y: memref<4xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %zero = arith.constant 0.0 : f32
+    %i = gpu.thread_id x
+    %b = memref.load %bias[%i] : memref<4xf32>
+    memref.store %b, %out[%i] : memref<4xf32>
+    scf.for %k = %c0 to %c8 step %c1 {
+      %acc = memref.load %out[%i] : memref<4xf32>
+      %x = memref.load %in[%i, %k] : memref<4x8xf32>
+      %s = arith.addf %acc, %x : f32
+      memref.store %s, %out[%i] : memref<4xf32>
+    }
+    %sum = memref.load %out[%i] : memref<4xf32>
+    %relu = arith.maximumf %sum, %zero : f32
+    memref.store %relu, %y[%i] : memref<4xf32>
+    %again = memref.load %out[%i] : memref<4xf32>
+    memref.store %again, %y[%i] : memref<4xf32>
+    gpu.return
+  }
+}

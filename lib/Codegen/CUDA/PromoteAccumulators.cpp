@@ -59,11 +59,22 @@ struct Accumulator {
   SmallVector<scf::ForOp> loops;
 };
 
-/// Whether `op` may write memory (conservatively: any unknown effect).
+/// Whether `op` may write memory (conservatively: any unknown effect), the
+/// ops nested in it included.
 bool mayWrite(Operation *op) {
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (effects && effects.hasEffect<MemoryEffects::Write>())
+      return true;
+    for (Region &region : op->getRegions())
+      for (Operation &inner : region.getOps())
+        if (mayWrite(&inner))
+          return true;
+    return false;
+  }
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
-    return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+    return true;
   return effects.hasEffect<MemoryEffects::Write>() || effects.hasEffect<MemoryEffects::Free>() ||
          effects.hasEffect<MemoryEffects::Allocate>();
 }

@@ -164,3 +164,54 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Tests that an scf.if that may store between the final store and a load
+// of the element stops the forwarding (its nested store counts), and that
+// one inside the loops stops the promotion.
+// CHECK-LABEL: gpu.func @guarded_store_after
+// CHECK: %[[R:.+]] = scf.for {{.+}} iter_args
+// CHECK: memref.store %[[R]], %[[OUT:[^\[]+]]
+// CHECK: scf.if
+// CHECK: %[[AFTER:.+]] = memref.load %[[OUT]]
+// CHECK: memref.store %[[AFTER]]
+// CHECK-LABEL: gpu.func @guarded_store_inside
+// CHECK-NOT: iter_args
+gpu.module @kernels {
+  gpu.func @guarded_store_after(%in: memref<8xf32>, %out: memref<1xf32>, %y: memref<1xf32>,
+                                %flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %c8 step %c1 {
+      %acc = memref.load %out[%c0] : memref<1xf32>
+      %x = memref.load %in[%k] : memref<8xf32>
+      %s = arith.addf %acc, %x : f32
+      memref.store %s, %out[%c0] : memref<1xf32>
+    }
+    scf.if %flag {
+      memref.store %zero, %out[%c0] : memref<1xf32>
+    }
+    %after = memref.load %out[%c0] : memref<1xf32>
+    memref.store %after, %y[%c0] : memref<1xf32>
+    gpu.return
+  }
+  gpu.func @guarded_store_inside(%in: memref<8xf32>, %out: memref<1xf32>, %y: memref<1xf32>,
+                                 %flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    scf.for %k = %c0 to %c8 step %c1 {
+      %acc = memref.load %out[%c0] : memref<1xf32>
+      %x = memref.load %in[%k] : memref<8xf32>
+      %s = arith.addf %acc, %x : f32
+      scf.if %flag {
+        memref.store %x, %y[%c0] : memref<1xf32>
+      }
+      memref.store %s, %out[%c0] : memref<1xf32>
+    }
+    gpu.return
+  }
+}

@@ -73,16 +73,17 @@ class MemoryOps:
             buffer.read_epoch[where] = e
 
     def count_traffic(self, view: View, elements: np.ndarray, threads: np.ndarray, write: bool,
-                      lanes: int = 1) -> None:
+                      lanes: int = 1, requests: int | None = None) -> None:
         """Counts the accesses of `threads` (one each) at `elements` (their
-        first elements, `lanes` wide) when the emulator counts traffic."""
+        first elements, `lanes` wide) when the emulator counts traffic; a
+        request per warp unless `requests` says otherwise."""
         if self.traffic is None:
             return
         size = view.type.dtype.itemsize
         addresses = view.buffer.address + view.byte_base + elements.reshape(-1) * size
         threads = np.asarray(threads)
         self.traffic.count(view.buffer, addresses, threads // WARP, self.block_id[threads],
-                           size * lanes, write)
+                           size * lanes, write, requests)
 
     def op_memref_view(self, op, ins, mask):
         source, shift = ins[0], ins[1]

@@ -52,13 +52,8 @@ class WmmaOps:
     def count_fragment(self, view: View, elements: np.ndarray, warp: int, write: bool) -> None:
         """A fragment's traffic: its lanes load or store it an element each
         at a time, so one request per 32 elements."""
-        if self.traffic is None:
-            return
-        size = view.type.dtype.itemsize
-        addresses = view.buffer.address + view.byte_base + elements.reshape(-1) * size
-        self.traffic.count(view.buffer, addresses, np.full(addresses.size, warp),
-                           np.full(addresses.size, self.block_id[warp * WARP]), size, write,
-                           requests=-(-addresses.size // WARP))
+        self.count_traffic(view, elements, np.full(elements.size, warp * WARP), write,
+                           requests=-(-elements.size // WARP))
 
     def op_gpu_subgroup_mma_load_matrix(self, op, ins, mask):
         view, indices = ins[0], ins[1:]

@@ -16,25 +16,35 @@
 #       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
 #       off ONNX Runtime's in relative L2, and full float32 tells whether
 #       that is TF32's rounding.
-#   scripts/gpu-check.sh run [OUTDIR] on the GPU machine (CUDA driver, CMake,
-#       Python with onnx and PyTorch; no MLIR, no network): builds the
-#       runtime and infer-run without MLIR (-DINFER_RUNTIME_ONLY=ON),
-#       regenerates the synthetic models and rebuilds their engines, runs
-#       the runtime's tests, the conformance suite on the GPU and the
-#       benchmark (scripts/bench/gpu.py), and writes OUTDIR/cuda.json,
-#       OUTDIR/cuda.md and OUTDIR/gpu-<date>.md (default OUTDIR: docs/),
-#       and every launch's time in OUTDIR/profiles/MODEL.profile.json; then
-#       the same for the --cuda-stage-tiles engines, without PyTorch
-#       (OUTDIR/gpu-staged-<date>.md, OUTDIR/profiles-staged/).
-#   scripts/gpu-check.sh batch [OUTDIR] on the GPU machine, in a call of its
-#       own (run takes most of a call's 10 minutes): throughput at batch 8
-#       of the models with PyTorch twins, against the twins at batch 8
-#       (timing-only engines from build-carry/models-b8; OUTDIR/gpu-b8-<date>.md).
+#   scripts/gpu-check.sh run OUTDIR   on the GPU machine (CUDA driver, CMake,
+#       Python with onnx and PyTorch; no MLIR, no network), in one call of the
+#       device tool (its device time is 15 minutes, starts included, and a
+#       command's 10). Phases, most wanted first, each given only the time
+#       left before a deadline (GPU_CHECK_SECONDS, default 540 s from the
+#       start), so that a slow phase cannot take the others' results with it:
+#         runtime    the runtime and infer-run without MLIR
+#                    (-DINFER_RUNTIME_ONLY=ON); the engines split off for the
+#                    transfer rebuilt from regenerated models
+#         bench      each real model's latency and accuracy against ONNX
+#                    Runtime (scripts/bench/gpu.py --no-torch)
+#         profiles   every launch timed alone, the outputs checked by a second
+#                    executor (scripts/cuda_plan_exec.py --profile)
+#         torch      the benchmark again, with PyTorch eager and torch.compile
+#                    twins side by side (replaces bench's tables)
+#         conformance  the ONNX backend node tests on the GPU
+#         staged     the --cuda-stage-tiles engines: outputs, profiles, timings
+#         batch8     throughput at batch 8 against the PyTorch twins at batch 8
+#       What comes back from the device tool is at most 8 files, so OUTDIR gets
+#       gpu-check.log (everything printed, and each phase's outcome and
+#       seconds), the tables (gpu-DATE.md, gpu-staged-DATE.md, gpu-b8-DATE.md,
+#       cuda.md) and results.tar.gz (those and their JSON, cuda.json and
+#       every launch's time in profiles/ and profiles-staged/), rewritten after
+#       each phase. Copy the tables to docs/benchmarks/ and
+#       docs/conformance/ and unpack the JSON beside them.
 #
-# With the device tool: `prepare` here, then one call running
-# `bash scripts/gpu-check.sh run $OUT` with carry ["build-carry"], and
-# another running `bash scripts/gpu-check.sh batch $OUT`; copy the files back
-# to docs/conformance/ and docs/benchmarks/.
+# With the device tool: `prepare` here, then one call of
+#   bash scripts/gpu-check.sh run $OUT
+# with carry ["build-carry"] and timeout_s 600, then give the machine back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -76,52 +86,99 @@ build_runtime() {
   cmake --build build-gpu | tail -n 1
 }
 
-batch() {
-  local out=${1:-docs} date
-  date=$(date +%F)
-  mkdir -p "$out"
-  echo "== runtime and infer-run, without MLIR"
-  build_runtime
-  echo "== batch 8: infer-opt (random weights) and PyTorch"
-  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models-b8" \
-    --infer-run build-gpu/bin/infer-run --title "GPU benchmark, $date: batch 8" \
-    --markdown "$out/gpu-b8-$date.md" --json "$out/gpu-b8-$date.json" ${GPU_BENCH_ARGS:-}
-}
-
-run() {
-  local out=${1:-docs} date
-  date=$(date +%F)
-  mkdir -p "$out"
+# One phase of `run`, in a process of its own (so that `timeout` can stop
+# it), writing into $WORK; $DAY is the date in the tables' names.
+phase_runtime() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-  echo "== runtime and infer-run, without MLIR"
   build_runtime
-  echo "== the split engines, rebuilt from regenerated models"
   python3 scripts/gpu_models.py --restore "$CARRY/models" || true
-  echo "== the real models through a second executor (CuPy), for comparison"
+}
+bench() { # bench DIR NAME [gpu.py flags...]
+  local dir=$1 name=$2
+  shift 2
+  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$dir" --infer-run build-gpu/bin/infer-run \
+    --markdown "$WORK/$name.md" --json "$WORK/$name.json" ${GPU_BENCH_ARGS:-} "$@"
+}
+phase_bench() { bench "$CARRY/models" "gpu-$DAY" --no-torch; }
+phase_profiles() {
   python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models/manifest.json" --profile \
-    --profile-dir "$out/profiles" || true
-  echo "== conformance on the GPU"
+    --profile-dir "$WORK/profiles"
+}
+phase_torch() { bench "$CARRY/models" "gpu-$DAY"; }
+phase_conformance() {
+  rm -rf "$CARRY/conformance"
   tar -C "$CARRY" -xJf "$CARRY/conformance.tar.xz"
   PYTHONUNBUFFERED=1 python3 scripts/conformance.py --target cuda --prebuilt "$CARRY/conformance" \
     --infer-run build-gpu/bin/infer-run --device cuda --jobs 8 \
-    --json "$out/cuda.json" --markdown "$out/cuda.md" | tail -n 30
-  echo "== benchmark"
-  # GPU_BENCH_ARGS: more scripts/bench/gpu.py flags (--torch-from, --iterations, ...).
-  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models" \
-    --infer-run build-gpu/bin/infer-run --markdown "$out/gpu-$date.md" --json "$out/gpu-$date.json" \
-    ${GPU_BENCH_ARGS:-}
-  echo "== the --cuda-stage-tiles engines: outputs, profile and benchmark"
+    --json "$WORK/cuda.json" --markdown "$WORK/cuda.md" | tail -n 30
+}
+phase_staged() {
   python3 scripts/gpu_models.py --restore "$CARRY/models-staged" --onnx-dir "$CARRY/models/onnx" || true
   python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-staged/manifest.json" --profile \
-    --profile-dir "$out/profiles-staged" || true
-  PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$CARRY/models-staged" --no-torch \
-    --infer-run build-gpu/bin/infer-run --title "GPU benchmark, $date: --cuda-stage-tiles" \
-    --markdown "$out/gpu-staged-$date.md" --json "$out/gpu-staged-$date.json"
+    --profile-dir "$WORK/profiles-staged" || true
+  bench "$CARRY/models-staged" "gpu-staged-$DAY" --no-torch \
+    --title "GPU benchmark, $DAY: --cuda-stage-tiles"
+}
+phase_batch8() {
+  bench "$CARRY/models-b8" "gpu-b8-$DAY" --title "GPU benchmark, $DAY: batch 8"
+}
+
+# What comes back: the log, the tables, and one archive of everything.
+pack() {
+  local md
+  for md in "$WORK"/*.md; do
+    [[ -e $md ]] && cp "$md" "$OUT_DIR/"
+  done
+  tar -C "$WORK" -czf "$WORK.tar.gz" . && mv "$WORK.tar.gz" "$OUT_DIR/results.tar.gz"
+}
+
+run() {
+  OUT_DIR=${1:-}
+  [[ -n $OUT_DIR ]] || { echo "usage: scripts/gpu-check.sh run OUTDIR" >&2; exit 2; }
+  [[ -f $CARRY/models/manifest.json ]] ||
+    { echo "gpu-check: $CARRY/models/manifest.json missing: run 'scripts/gpu-check.sh prepare' first, and carry $CARRY" >&2; exit 1; }
+  mkdir -p "$OUT_DIR"
+  OUT_DIR=$(cd "$OUT_DIR" && pwd)
+  WORK=$(mktemp -d)
+  DAY=$(date +%F)
+  export CARRY WORK DAY
+  local budget=${GPU_CHECK_SECONDS:-540} log="$OUT_DIR/gpu-check.log"
+  local deadline=$((SECONDS + budget)) failed=0 name left start rc
+  echo "gpu-check: $budget s for the phases, from $(date -u +%T) UTC" | tee "$log"
+  for name in runtime bench profiles torch conformance staged batch8; do
+    left=$((deadline - SECONDS - 15)) # 15 s kept for packing.
+    if ((left <= 0)); then
+      echo "phase $name: skipped, no time left" | tee -a "$log"
+      failed=1
+      continue
+    fi
+    echo "== $name ($left s left)" | tee -a "$log"
+    start=$SECONDS
+    rc=0
+    timeout --kill-after=5 "$left" bash "$0" _phase "$name" 2>&1 | tee -a "$log" || rc=$?
+    if ((rc == 124 || rc == 137)); then
+      echo "phase $name: timed out after $((SECONDS - start)) s" | tee -a "$log"
+      failed=1
+    elif ((rc != 0)); then
+      echo "phase $name: failed (exit $rc) after $((SECONDS - start)) s" | tee -a "$log"
+      failed=1
+    else
+      echo "phase $name: done in $((SECONDS - start)) s" | tee -a "$log"
+    fi
+    pack
+    # Without infer-run nothing else can run.
+    if [[ $name == runtime && ! -x build-gpu/bin/infer-run ]]; then
+      echo "gpu-check: no infer-run was built; stopping" | tee -a "$log"
+      break
+    fi
+  done
+  grep '^phase ' "$log" || true
+  return $failed
 }
 
 case $mode in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  batch) shift; batch "$@" ;;
-  *) echo "usage: scripts/gpu-check.sh prepare | run [OUTDIR] | batch [OUTDIR]" >&2; exit 2 ;;
+  _phase) set -o pipefail; "phase_$2" ;; # run's own: one phase, in its own process.
+  *) echo "usage: scripts/gpu-check.sh prepare | run OUTDIR" >&2; exit 2 ;;
 esac

@@ -1,0 +1,95 @@
+"""scripts/gpu-check.sh run, without a GPU: its phases under one deadline.
+
+The device tool gives a session 15 minutes of GPU time (starts included)
+and 8 files back, so `run` gives each phase only the time left, records
+each outcome, and packs its results into a few files after every phase.
+Here the script runs in a copy of the repository whose tools are stubs (a
+cmake that makes an infer-run, a benchmark that writes its tables, a
+profiler that never ends), so that the phase logic itself is checked."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+import time
+from pathlib import Path
+
+from infer_cpu import REPO
+
+BENCH = """import argparse, json, pathlib
+ap = argparse.ArgumentParser()
+ap.add_argument('--markdown'); ap.add_argument('--json')
+args, _ = ap.parse_known_args()
+pathlib.Path(args.markdown).write_text('| model | ms |\\n')
+pathlib.Path(args.json).write_text(json.dumps({'models': []}))
+"""
+SLOW = "import time\ntime.sleep(300)\n"
+CMAKE = """#!/bin/sh
+mkdir -p build-gpu/bin && printf '#!/bin/sh\\n' > build-gpu/bin/infer-run
+chmod +x build-gpu/bin/infer-run
+"""
+
+
+def fake_repo(tmp_path: Path) -> tuple[Path, dict]:
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "bench").mkdir(parents=True)
+    shutil.copy(REPO / "scripts" / "gpu-check.sh", repo / "scripts")
+    (repo / "scripts" / "bench" / "gpu.py").write_text(BENCH)
+    (repo / "scripts" / "gpu_models.py").write_text("")
+    (repo / "scripts" / "cuda_plan_exec.py").write_text(SLOW)
+    (repo / "build-carry" / "models").mkdir(parents=True)
+    (repo / "build-carry" / "models" / "manifest.json").write_text("{}")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cmake").write_text(CMAKE)
+    (bin_dir / "cmake").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    return repo, env
+
+
+def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
+    repo, env = fake_repo(tmp_path)
+    out = tmp_path / "out"
+    env["GPU_CHECK_SECONDS"] = "30"
+    began = time.monotonic()
+    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
+                         env=env, capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - began
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert took < 40, took  # The never-ending profiler was stopped at the deadline.
+    log = (out / "gpu-check.log").read_text()
+    assert "phase runtime: done" in log
+    assert "phase bench: done" in log
+    assert "phase profiles: timed out" in log
+    for later in ("torch", "conformance", "staged", "batch8"):
+        assert f"phase {later}: skipped, no time left" in log
+    # At most 8 files come back from the device tool: the log, the tables
+    # and one archive.
+    files = {p.name for p in out.iterdir()}
+    day = time.strftime("%Y-%m-%d")
+    assert files == {"gpu-check.log", f"gpu-{day}.md", "results.tar.gz"}, files
+    with tarfile.open(out / "results.tar.gz") as archive:
+        names = {Path(n).name for n in archive.getnames()}
+    assert {f"gpu-{day}.md", f"gpu-{day}.json"} <= names
+    # The summary is the output's end, which the device tool returns.
+    assert run.stdout.rstrip().splitlines()[-1].startswith("phase batch8: skipped")
+
+
+def test_run_without_prepare_says_so(tmp_path):
+    repo, env = fake_repo(tmp_path)
+    shutil.rmtree(repo / "build-carry")
+    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(tmp_path / "o")],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1
+    assert "run 'scripts/gpu-check.sh prepare' first" in run.stderr
+
+
+def test_usage_errors(tmp_path):
+    script = REPO / "scripts" / "gpu-check.sh"
+    for args in (["run"], ["batch"], []):
+        run = subprocess.run(["bash", str(script), *args], capture_output=True, text=True,
+                             timeout=60)
+        assert run.returncode == 2, args
+        assert "usage: scripts/gpu-check.sh" in run.stderr

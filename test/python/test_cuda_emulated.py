@@ -58,6 +58,13 @@ MODELS = {
     # A ReLU read by the next convolution's im2col copy through bounds
     # checks (infer-cuda-guarded-pad-reads) instead of a zero-padded copy.
     "conv_relu_pad": (INPUTS / "conv_relu_pad.onnxtext", {}),
+    # Operands computed by the tensor-core kernel from their producers
+    # (OperandProducers.cpp): a 3x3 convolution's im2col columns, a scale
+    # before a 1x1 convolution (B, with a k tail of 4), a ReLU before a
+    # MatMul (A, with a k tail of 4).
+    "conv3x3_bias_relu": (INPUTS / "conv3x3_bias_relu.onnxtext", {}),
+    "scale_conv1x1": (INPUTS / "scale_conv1x1.onnxtext", {}),
+    "relu_matmul": (INPUTS / "relu_matmul.onnxtext", {}),
     # An MLP grown to whole tiles: its prologue and epilogues cover the
     # leading rows of padded homes (infer-cuda-prepare-epilogues' rewrites).
     "ffn_grown": (INPUTS / "ffn_grown.onnxtext", {}),
@@ -402,17 +409,64 @@ def test_slices_of_a_fused_projection_are_read_in_place(tmp_path):
 
 def test_the_next_convolution_reads_the_relu_through_bounds_checks(tmp_path):
     """1x1 convolution, ReLU, 3x3 convolution with padding 1: the first
-    convolution's kernel applies the ReLU, and the im2col copy reads its
-    output through bounds checks (zero outside): no padded copy and no fill.
-    Three launches: that kernel, the im2col copy and the second
-    convolution."""
+    convolution's kernel applies the ReLU, and the second reads its output
+    through bounds checks (zero outside): no padded copy and no fill. The
+    second's 32 output channels are 2 tiles, so its kernel computes the
+    im2col columns itself (operand producers): two launches, both on the
+    tensor cores (three, with the copy, before 2026-11-26)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_relu_pad")
     _, plan, _, _ = read_engine(tmp_path / "conv_relu_pad.engine")
-    assert [l["nodes"] for l in plan["launches"]] == [
-        ["Conv_0", "Relu_1"], ["Conv_2"], ["Conv_2"]], plan["launches"]
-    assert plan["launches"][0]["strategy"] == "tensor_cores"
+    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+        ("tensor_cores", ["Conv_0", "Relu_1"]), ("tensor_cores", ["Conv_2"])], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
+
+
+@pytest.mark.parametrize("name,nodes", [
+    ("conv3x3_bias_relu", ["Conv_0", "Relu_1"]),
+    ("scale_conv1x1", ["Mul_0", "Conv_1"]),
+    ("relu_matmul", ["Relu_0", "MatMul_1"])])
+def test_producers_of_operands_run_in_the_tensor_core_kernel(tmp_path, name, nodes):
+    """The op that makes an input of a contraction read by nothing else (an
+    im2col copy, a scale, a ReLU) runs in the contraction's tensor-core
+    kernel, which computes that input's elements where it would load them:
+    one launch. (The outputs are checked by the tests over MODELS.)"""
+    compile_and_emulate(tmp_path, name)
+    _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
+    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+        ("tensor_cores", nodes)], plan["launches"]
+
+
+def test_staged_tiles_leave_a_produced_operand_to_the_warp_tile_kernel(tmp_path):
+    """The staged-tile kernel does not compute operands: with
+    --cuda-stage-tiles a convolution whose im2col columns its kernel
+    computes keeps the warp-a-tile tensor-core kernel, in one launch."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu",
+                                              ("--cuda-stage-tiles",))
+    _, plan, _, _ = read_engine(tmp_path / "conv3x3_bias_relu.engine")
+    assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores"], plan["launches"]
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
+def test_the_barrier_before_a_produced_fragment_is_checked(tmp_path):
+    """The lanes store the operand elements they computed to shared memory,
+    and the warp loads its fragment from there: without the warp barrier
+    between (the one before a WMMA load of the scratch that follows the
+    stores), the emulator must refuse the kernel."""
+    from gpu_emulator import EmulationError
+    expected, _, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu")
+    lines = (tmp_path / "conv3x3_bias_relu-kernels" / "kernels.mlir").read_text().splitlines()
+    before_loads = [i for i, line in enumerate(lines)
+                    if '"nvvm.bar.warp.sync"' in line and '"memref.store"' in lines[i - 1]
+                    and '"gpu.subgroup_mma_load_matrix"' in lines[i + 1]]
+    assert len(before_loads) == 1, before_loads
+    broken = tmp_path / "broken.mlir"
+    broken.write_text("\n".join(l for i, l in enumerate(lines) if i != before_loads[0]))
+    model = onnx_model(MODELS["conv3x3_bias_relu"][0])
+    with pytest.raises(EmulationError, match="no warp barrier between"):
+        emulate(tmp_path / "conv3x3_bias_relu.engine", broken,
+                feeds(model, {}, np.random.default_rng(0)))
 
 
 def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):

@@ -100,6 +100,41 @@ struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<Mod
   }
 };
 
+/// The first top-level op after `producer` (a linalg op marked
+/// `infer.operand_producer`) that uses its output, through any view of it:
+/// the contraction whose kernel may run the producer's work.
+Operation *firstReaderOfOutput(Operation *producer,
+                               const llvm::DenseMap<Operation *, int64_t> &positions) {
+  auto op = dyn_cast<linalg::LinalgOp>(producer);
+  if (!op || op.getNumDpsInits() != 1)
+    return nullptr;
+  // The buffer the output is a view of, then every view of that.
+  Value root = op.getDpsInits()[0];
+  while (Operation *def = root.getDefiningOp()) {
+    auto source = llvm::find_if(def->getOperands(),
+                                [](Value v) { return isa<BaseMemRefType>(v.getType()); });
+    if (source == def->operand_end())
+      break;
+    root = *source;
+  }
+  Block *block = producer->getBlock();
+  Operation *first = nullptr;
+  llvm::SetVector<Value> aliases;
+  aliases.insert(root);
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers()) {
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          aliases.insert(result);
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (ancestor && ancestor != producer && isa<linalg::LinalgOp>(ancestor) &&
+          positions.lookup(ancestor) > positions.lookup(producer) &&
+          (!first || positions.lookup(ancestor) < positions.lookup(first)))
+        first = ancestor;
+    }
+  return first;
+}
+
 /// The position until which the operands of the top-level op `user` must
 /// live: its own, or, for a contraction marked `infer.read_once` or a short
 /// reduction marked `infer.point_reduction` (by infer-cuda-prepare-epilogues:
@@ -108,6 +143,9 @@ struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<Mod
 /// input was.
 int64_t operandsLiveUntil(Operation *user, const llvm::DenseMap<Operation *, int64_t> &positions) {
   int64_t position = positions.lookup(user);
+  if (user->hasAttr("infer.operand_producer"))
+    if (Operation *reader = firstReaderOfOutput(user, positions))
+      return operandsLiveUntil(reader, positions);
   if (!user->hasAttr("infer.read_once") && !user->hasAttr("infer.point_reduction"))
     return position;
   for (Operation *next = user->getNextNode(); next; next = next->getNextNode())

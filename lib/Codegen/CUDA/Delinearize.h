@@ -16,17 +16,39 @@ namespace mlir::infer {
 /// The digits of `linear` in the mixed radix `ranges`, the last varying
 /// fastest: one index per range, in [0, range). `linear` is below the
 /// product of `ranges` wherever the indices are used, so the outermost
-/// digit is what is left, without a remainder.
+/// digit is what is left, without a remainder. When that product fits in
+/// 32 bits, so do the digits' divisions: indices are 64-bit on the GPU,
+/// where a 64-bit division by a constant is some 10 instructions of
+/// multiply-high and shifts, and a 32-bit one 2 (a kernel that computes
+/// an operand's elements divides per element, OperandProducers.h). Past
+/// the product the digits may differ, but are not used.
 inline SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                       ArrayRef<int64_t> ranges) {
   SmallVector<Value> digits(ranges.size());
-  for (size_t i = ranges.size(); i-- > 1;) {
-    Value range = arith::ConstantIndexOp::create(b, loc, ranges[i]);
-    digits[i] = arith::RemUIOp::create(b, loc, linear, range);
-    linear = arith::DivUIOp::create(b, loc, linear, range);
+  if (ranges.size() < 2) {
+    if (!ranges.empty())
+      digits[0] = linear;
+    return digits;
   }
-  if (!ranges.empty())
-    digits[0] = linear;
+  int64_t product = 1;
+  for (int64_t range : ranges)
+    product = range > 0 && product <= (int64_t{1} << 32) / range ? product * range
+                                                                  : (int64_t{1} << 33);
+  Type type = product <= (int64_t{1} << 32) ? Type(b.getI32Type()) : b.getIndexType();
+  auto narrow = [&](Value index) -> Value {
+    return type.isIndex() ? index : arith::IndexCastUIOp::create(b, loc, type, index);
+  };
+  auto widen = [&](Value value) -> Value {
+    return type.isIndex() ? value
+                          : arith::IndexCastUIOp::create(b, loc, b.getIndexType(), value);
+  };
+  Value rest = narrow(linear);
+  for (size_t i = ranges.size(); i-- > 1;) {
+    Value range = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, ranges[i]));
+    digits[i] = widen(arith::RemUIOp::create(b, loc, rest, range));
+    rest = arith::DivUIOp::create(b, loc, rest, range);
+  }
+  digits[0] = widen(rest);
   return digits;
 }
 

@@ -35,6 +35,15 @@
 //     consumer reading and writing one buffer through one map (in place):
 //     each element is read before it is written, by the same lane.
 //
+// A tensor-core contraction may also take the generic that makes one of
+// its inputs (an im2col copy, a scale before a 1x1 convolution; marked
+// kOperandProducerAttr, its one reader): the kernel computes that input's
+// elements where it would load them (OperandProducers.cpp). It must be
+// the last kernel before the contraction that touched the input, able to
+// move down past the kernels in between (by every memref it uses, those
+// its payload loads included), and what the kernel writes must overlap
+// nothing the generic reads.
+//
 // A reduction that runs a thread per output (a depthwise convolution, a
 // pool: isPointReduction, BlockReductions.h) gets the same kind of
 // producer and consumer, as a point group (kPointGroupAttr): each thread
@@ -48,6 +57,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockReductions.h"
+#include "OperandProducers.h"
 #include "ParallelLoops.h"
 #include "TensorCoreFusion.h"
 #include "TensorCores.h"
@@ -110,13 +120,24 @@ bool touches(Operation *kernel, Value memref) {
   return result.wasInterrupted();
 }
 
+/// The memrefs `op` and the ops nested in it use (a guarded read's input
+/// is loaded in a payload).
+SmallVector<Value> memrefsOf(Operation *op) {
+  SmallVector<Value> memrefs;
+  op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (isa<MemRefType>(operand.getType()))
+        memrefs.push_back(operand);
+  });
+  return memrefs;
+}
+
 /// Whether the ops `moved` can move down past the kernels `between`: none
 /// of those touches any of their memrefs.
 bool canMovePast(ArrayRef<Operation *> moved, ArrayRef<Operation *> between) {
   for (Operation *op : moved)
-    for (Value operand : op->getOperands())
-      if (isa<MemRefType>(operand.getType()) &&
-          llvm::any_of(between, [&](Operation *kernel) { return touches(kernel, operand); }))
+    for (Value memref : memrefsOf(op))
+      if (llvm::any_of(between, [&](Operation *kernel) { return touches(kernel, memref); }))
         return false;
   return true;
 }
@@ -139,17 +160,46 @@ linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
   return {};
 }
 
+/// The generic that the tensor-core kernel of `kernels[i]` (a contraction
+/// of `shape`) can run in place of loading one of its inputs
+/// (canProduceOperand), with that input's index: the kernel before it that
+/// last touched the input, if no earlier group took it in and it can move
+/// down to the contraction. (An im2col copy, then the fill of C, then the
+/// contraction.)
+std::optional<std::pair<linalg::GenericOp, unsigned>>
+operandProducerCandidate(ArrayRef<Operation *> kernels, size_t i, const ContractionShape &shape) {
+  auto contraction = cast<linalg::LinalgOp>(kernels[i]);
+  std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(contraction, shape);
+  for (unsigned operand = 0; operand < 2 && layout; ++operand) {
+    Value input = contraction.getDpsInputs()[operand];
+    for (size_t j = i; j-- > 0;) {
+      if (!touches(kernels[j], input))
+        continue;
+      auto producer = dyn_cast<linalg::GenericOp>(kernels[j]);
+      if (producer && producer->getParentOp() == contraction->getParentOp() &&
+          canProduceOperand(contraction, shape, *layout, operand, producer) &&
+          canMovePast({producer}, kernels.slice(j + 1, i - j - 1)))
+        return std::make_pair(producer, operand);
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
 /// The index of the kernel after `kernels[i]` (a contraction) that first
 /// touches its output, if it is a generic or a copy that no earlier group
-/// took in, and the contraction and `prologue` can move down to it. (The
-/// fill of a padded tensor whose interior the epilogue writes, between the
-/// contraction and the epilogue.)
+/// took in, and the contraction and `prologue` (and `operandProducer`) can
+/// move down to it. (The fill of a padded tensor whose interior the
+/// epilogue writes, between the contraction and the epilogue.)
 std::optional<size_t> epilogueCandidate(ArrayRef<Operation *> kernels, size_t i,
-                                        linalg::LinalgOp prologue) {
+                                        linalg::LinalgOp prologue,
+                                        linalg::GenericOp operandProducer) {
   Value c = cast<linalg::LinalgOp>(kernels[i]).getDpsInits()[0];
   SmallVector<Operation *> moved = {kernels[i]};
   if (prologue)
     moved.push_back(prologue);
+  if (operandProducer)
+    moved.push_back(operandProducer);
   for (size_t j = i + 1; j < kernels.size(); ++j) {
     if (!touches(kernels[j], c))
       continue;
@@ -232,10 +282,11 @@ SmallVector<OpOperand *> readOperands(linalg::LinalgOp op) {
   return reads;
 }
 
-/// Whether the kernel of `contraction` with `prologue` and `epilogue`
-/// writes nothing that it also reads (see the file comment).
+/// Whether the kernel of `contraction` with `prologue`, `epilogue` and
+/// `operandProducer` writes nothing that it also reads (see the file
+/// comment).
 bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologue,
-                          linalg::GenericOp epilogue) {
+                          linalg::GenericOp epilogue, linalg::GenericOp operandProducer) {
   Value c = contraction.getDpsInits()[0];
   // C too with an epilogue: its padding, which the epilogue's box may
   // leave out, is stored.
@@ -261,6 +312,14 @@ bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologu
     for (OpOperand *read : readOperands(epilogue))
       if (storageRoot(read->get()) != storageRoot(c)) // C comes from registers.
         reads.push_back(read);
+  // All the producer reads, in its payload too (its output is never written).
+  if (operandProducer)
+    operandProducer->walk([&](Operation *inner) {
+      for (OpOperand &operand : inner->getOpOperands())
+        if (isa<MemRefType>(operand.get().getType()) &&
+            !(inner == operandProducer.getOperation() && operandProducer.isDpsInit(&operand)))
+          reads.push_back(&operand);
+    });
   for (OpOperand *write : writes)
     for (OpOperand *read : reads) {
       if (!mayOverlap(write->get(), read->get()))
@@ -323,7 +382,11 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       linalg::LinalgOp prologue = prologueCandidate(kernels, i);
       if (prologue && !canFuse(prologue, {}))
         prologue = {};
-      std::optional<size_t> next = epilogueCandidate(kernels, i, prologue);
+      linalg::GenericOp operandProducer;
+      if (shape)
+        if (auto candidate = operandProducerCandidate(kernels, i, *shape))
+          operandProducer = candidate->first;
+      std::optional<size_t> next = epilogueCandidate(kernels, i, prologue, operandProducer);
       linalg::GenericOp epilogue = next ? asGeneric(kernels[*next]) : nullptr;
       linalg::GenericOp made = next && epilogue != kernels[*next] ? epilogue : nullptr;
       // A point or block group's producer stores C as it is; a tensor-core
@@ -331,12 +394,16 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       if (epilogue && (!canFuse(prologue, epilogue) ||
                        (shape && !resultUnneeded(producer, epilogue))))
         epilogue = {};
-      bool apart = writesApartFromReads(producer, prologue, epilogue);
+      bool apart = writesApartFromReads(producer, prologue, epilogue, operandProducer);
       if (!apart && epilogue) {
         epilogue = {};
-        apart = writesApartFromReads(producer, prologue, epilogue);
+        apart = writesApartFromReads(producer, prologue, epilogue, operandProducer);
       }
-      bool fused = apart && (prologue || epilogue);
+      if (!apart && operandProducer) {
+        operandProducer = {};
+        apart = writesApartFromReads(producer, prologue, epilogue, operandProducer);
+      }
+      bool fused = apart && (prologue || epilogue || operandProducer);
       // The generic made of a copy replaces it in the kernel, or goes.
       if (made && made == epilogue && fused) {
         kernels[*next]->erase();
@@ -347,6 +414,8 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
       if (!fused)
         continue;
       SmallVector<Operation *> group;
+      if (operandProducer)
+        group.push_back(operandProducer);
       if (prologue)
         group.push_back(prologue);
       group.push_back(producer);

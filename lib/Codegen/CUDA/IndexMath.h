@@ -29,9 +29,23 @@ struct IndexMath {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(v));
   }
   Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  /// x / v and x mod v for an x known to be below 2^32, in 32 bits: a
+  /// 64-bit division by a constant is some 10 instructions on the GPU, a
+  /// 32-bit one 2 (Delinearize.h).
+  Value divBelow32Bits(Value x, int64_t v) {
+    return widen(arith::DivUIOp::create(b, loc, narrow(x), cst32(v)));
+  }
+  Value remBelow32Bits(Value x, int64_t v) {
+    return widen(arith::RemUIOp::create(b, loc, narrow(x), cst32(v)));
+  }
   Value select(Value condition, Value x, Value y) {
     return arith::SelectOp::create(b, loc, condition, x, y);
   }
+
+private:
+  Value cst32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value narrow(Value x) { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x); }
+  Value widen(Value x) { return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x); }
 };
 
 } // namespace mlir::infer

@@ -207,7 +207,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     gpu::GPUFuncOp func = cloneIntoGPU(kernel, gpuModule, module, work, workgroup);
     Operation *root = work.size() == 1 ? work.front() : nullptr;
     std::optional<std::pair<linalg::LinalgOp, TensorCoreFusion>> clones = clonesOf(root);
-    if (!clones || !clones->first) {
+    // A produced operand (OperandProducers.h) is the warp-a-tile kernel's alone.
+    if (!clones || !clones->first || clones->second.operandProducer) {
       func.erase();
       return std::nullopt;
     }
@@ -232,16 +233,23 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     if (!group)
       return std::nullopt;
     std::pair<linalg::LinalgOp, TensorCoreFusion> result;
+    TensorCoreFusion &fusion = result.second;
     for (Operation &op : group.getRegion().front().without_terminator()) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       if (!linalgOp) // infer-cuda-fuse-epilogues groups linalg ops only.
         return std::make_pair(linalg::LinalgOp(), TensorCoreFusion());
       if (!result.first && tensorCoreShape(linalgOp))
         result.first = linalgOp;
+      else if (!result.first && linalgOp->hasAttr(kOperandProducerAttr))
+        fusion.operandProducer = dyn_cast<linalg::GenericOp>(op);
       else if (!result.first)
-        result.second.prologue = linalgOp;
+        fusion.prologue = linalgOp;
       else
-        result.second.epilogue = dyn_cast<linalg::GenericOp>(op);
+        fusion.epilogue = dyn_cast<linalg::GenericOp>(op);
+    }
+    if (result.first && fusion.operandProducer) { // The input it writes.
+      Value written = storageRoot(fusion.operandProducer.getDpsInits()[0]);
+      fusion.producedOperand = storageRoot(result.first.getDpsInputs()[0]) == written ? 0 : 1;
     }
     return result; // Without a contraction: not a group this pass can build.
   }

@@ -29,6 +29,11 @@
 //   2b. `infer.point_reduction` on a reduction that runs a thread per
 //      output (a depthwise convolution): the op after it may join its
 //      kernel, so the arena planner keeps its inputs alive until then.
+//   2c. `infer.operand_producer` on a generic whose result is one input of
+//      a tensor-core candidate and read by nothing else (an im2col copy):
+//      the contraction's kernel may compute that input itself, so the
+//      arena planner keeps the generic's inputs alive as long as the
+//      contraction's.
 //
 // And rewrites for contractions grown to whole tiles (ViT's 197 tokens in
 // 208 rows, a 14 x 14 map's 196 positions), whose padded homes
@@ -230,6 +235,23 @@ Value followReshapes(Value value) {
   while (value.hasOneUse() && isReshape(*value.getUsers().begin()))
     value = value.getUsers().begin()->getResult(0);
   return value;
+}
+
+/// Whether `op` is a generic whose one result is an input of a tensor-core
+/// candidate and read by nothing else (through reshapes): an im2col copy,
+/// an elementwise op before a 1x1 convolution. Its loops are all parallel
+/// and it does not read its output's old value.
+bool makesAnOperandOnly(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
+    return false;
+  Value result = followReshapes(op->getResult(0));
+  if (!result.hasOneUse())
+    return false;
+  OpOperand &use = *result.getUses().begin();
+  auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return user && user.isDpsInput(&use) && tensorCoreShape(user);
 }
 
 /// `value` less the reshapes that made it (a padded home of a 4-D output
@@ -481,6 +503,10 @@ struct PrepareEpiloguesPass
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isSimtPointReduction(op))
         op->setAttr(kPointReductionAttr, b.getUnitAttr());
+    });
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (makesAnOperandOnly(op))
+        op->setAttr(kOperandProducerAttr, b.getUnitAttr());
     });
     for (linalg::LinalgOp op : candidates) {
       if (op->getNumResults() == 1 && readOnce(op->getResult(0)))

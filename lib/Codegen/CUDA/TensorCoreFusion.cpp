@@ -311,19 +311,73 @@ std::pair<SmallVector<Value>, Value> pointInBox(IndexMath &e, const Box &box, Va
   return {at, inBox};
 }
 
-/// Emits `op`'s payload at its loop point `at`: each operand the payload
-/// uses comes from `load` (given the operand and its indices there), and
-/// each result goes to `store`.
-void emitPayloadAt(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Value> at,
-                   function_ref<Value(OpOperand &, ArrayRef<Value>)> load,
-                   function_ref<void(OpOperand &, Value, ArrayRef<Value>)> store) {
+Value loadAt(OpBuilder &b, Location loc, OpOperand &operand, ArrayRef<Value> indices) {
+  return memref::LoadOp::create(b, loc, operand.get(), indices);
+}
+
+void storeAt(OpBuilder &b, Location loc, OpOperand &operand, Value value,
+             ArrayRef<Value> indices) {
+  memref::StoreOp::create(b, loc, value, operand.get(), indices);
+}
+
+} // namespace
+
+namespace {
+
+/// `expr` at the loop point `at` (isAffineAtPoint accepted it).
+Value evaluateAt(IndexMath &e, AffineExpr expr, ArrayRef<Value> at) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return at[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return e.cst(constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = evaluateAt(e, binary.getLHS(), at);
+  int64_t rhs = 0;
+  if (auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+    rhs = constant.getValue();
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return e.add(lhs, evaluateAt(e, binary.getRHS(), at));
+  case AffineExprKind::Mul:
+    return e.mul(lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return e.div(lhs, rhs); // Indices are not negative.
+  case AffineExprKind::Mod:
+    return e.rem(lhs, rhs);
+  default:
+    llvm_unreachable("isAffineAtPoint refuses other expressions");
+  }
+}
+
+bool isAffineAtPoint(AffineExpr expr) {
+  if (isa<AffineDimExpr, AffineConstantExpr>(expr))
+    return !isa<AffineConstantExpr>(expr) || cast<AffineConstantExpr>(expr).getValue() >= 0;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || !isAffineAtPoint(binary.getLHS()))
+    return false;
+  if (expr.getKind() == AffineExprKind::Add)
+    return isAffineAtPoint(binary.getRHS());
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  return constant && constant.getValue() > 0 &&
+         llvm::is_contained({AffineExprKind::Mul, AffineExprKind::FloorDiv, AffineExprKind::Mod},
+                            expr.getKind());
+}
+
+} // namespace
+
+bool mlir::infer::isAffineAtPoint(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) { return ::isAffineAtPoint(e); });
+}
+
+void mlir::infer::emitPayloadAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                                ArrayRef<Value> at,
+                                function_ref<Value(OpOperand &, ArrayRef<Value>)> load,
+                                function_ref<void(OpOperand &, Value, ArrayRef<Value>)> store) {
   IndexMath e{b, loc};
   auto indicesAt = [&](OpOperand &operand) {
     SmallVector<Value> indices;
     for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
-      indices.push_back(isa<AffineDimExpr>(expr)
-                            ? at[cast<AffineDimExpr>(expr).getPosition()]
-                            : e.cst(cast<AffineConstantExpr>(expr).getValue()));
+      indices.push_back(evaluateAt(e, expr, at));
     return indices;
   };
   IRMapping map;
@@ -346,17 +400,6 @@ void emitPayloadAt(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Va
        llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands()))
     store(operand, map.lookupOrDefault(result), indicesAt(operand));
 }
-
-Value loadAt(OpBuilder &b, Location loc, OpOperand &operand, ArrayRef<Value> indices) {
-  return memref::LoadOp::create(b, loc, operand.get(), indices);
-}
-
-void storeAt(OpBuilder &b, Location loc, OpOperand &operand, Value value,
-             ArrayRef<Value> indices) {
-  memref::StoreOp::create(b, loc, value, operand.get(), indices);
-}
-
-} // namespace
 
 void mlir::infer::emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contraction,
                                         const ContractionShape &shape, linalg::GenericOp op,

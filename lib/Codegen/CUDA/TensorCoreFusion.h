@@ -34,14 +34,21 @@ inline constexpr llvm::StringLiteral kBlockGroupAttr = "infer.block_group";
 /// a collapsed or expanded shape), or the leading rows or columns of them
 /// when C is a padded home (its padding then passes between the tile and
 /// C as it is: loaded for a prologue, stored after an epilogue).
+/// And an operand producer (OperandProducers.h): a generic marked
+/// kOperandProducerAttr that makes the contraction's input
+/// `producedOperand` (an im2col copy, a scale before a 1x1 convolution);
+/// the kernel computes each element of that operand where it would load
+/// it, and the generic never runs.
 struct TensorCoreFusion {
   linalg::LinalgOp prologue;
   linalg::GenericOp epilogue;
-  bool empty() const { return !prologue && !epilogue; }
+  linalg::GenericOp operandProducer;
+  unsigned producedOperand = 0;
+  bool empty() const { return !prologue && !epilogue && !operandProducer; }
   /// Whether the kernel needs a 16x16 tile of shared memory a warp for
   /// it: a generic's values pass through there (a fill does not).
   bool needsScratch() const {
-    return epilogue || (prologue && !isa<linalg::FillOp>(*prologue));
+    return epilogue || operandProducer || (prologue && !isa<linalg::FillOp>(*prologue));
   }
 };
 
@@ -87,6 +94,19 @@ void emitTileOfElementwise(OpBuilder &b, Location loc, linalg::LinalgOp contract
 /// element). canFuseElementwise must have accepted `op` without padding.
 void emitElementwiseAtPoint(OpBuilder &b, Location loc, linalg::LinalgOp producer,
                             linalg::LinalgOp op, bool isPrologue, ArrayRef<Value> point);
+
+/// Emits `op`'s payload at its loop point `at`: each operand the payload
+/// uses comes from `load` (given the operand and its indices there, which
+/// may be any affine function of the loops that isAffineAtPoint accepts),
+/// and each result goes to `store`.
+void emitPayloadAt(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Value> at,
+                   function_ref<Value(OpOperand &, ArrayRef<Value>)> load,
+                   function_ref<void(OpOperand &, Value, ArrayRef<Value>)> store);
+
+/// Whether emitPayloadAt can index through `map`: sums of loop dims and
+/// constants, products by constants, and floordiv and mod by positive
+/// constants.
+bool isAffineAtPoint(AffineMap map);
 
 } // namespace mlir::infer
 

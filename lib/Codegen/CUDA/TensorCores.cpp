@@ -36,6 +36,7 @@
 
 #include "TensorCores.h"
 #include "BlockReductions.h"
+#include "OperandProducers.h"
 #include "TensorCoreFusion.h"
 #include "Delinearize.h"
 #include "IndexMath.h"
@@ -237,32 +238,38 @@ MemRefType mlir::infer::tensorCoreScratchType(MLIRContext *ctx, const Contractio
                                               const TensorCoreFusion &fusion) {
   if (plan.kSplit == 1 && !fusion.needsScratch() && !kTail(s))
     return {};
-  return MemRefType::get({kWarpsPerBlock, kTileM, kTileN}, Float32Type::get(ctx), AffineMap(),
+  // A produced operand's fragments of `unroll` steps follow the warp's
+  // 16x16 floats, 128 floats (8 rows) each.
+  int64_t rows = kTileM + (fusion.operandProducer ? kTileK * plan.unroll : 0);
+  return MemRefType::get({kWarpsPerBlock, rows, kTileN}, Float32Type::get(ctx), AffineMap(),
                          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
 namespace {
 
+/// Operand `index`'s element at the contraction's loop point `point`.
+using ElementAt = function_ref<Value(unsigned index, ArrayRef<Value> point)>;
+
 /// `sum` plus the product of the last k elements of `op` past `wholeK` (its
 /// kTail) for the warp's tile at `tileLoop`. Those elements are no whole
-/// 8-wide step of A or B in memory, so the lanes copy them into the warp's
-/// 16x16 floats of `scratch`, A's 16x8 then B's 8x16, with zeros past k,
-/// and the warp loads its fragments from there: the zeros add nothing, and
-/// no element past k is read (a clamped index, its value replaced).
-Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const ContractionShape &s,
-               const TensorCoreOperands &layout, Value a, Value bm, ArrayRef<Value> tileLoop,
+/// 8-wide step of A or B in memory, so the lanes copy them (`elementAt`)
+/// into the warp's 16x16 floats of `scratch`, A's 16x8 then B's 8x16, with
+/// zeros past k, and the warp loads its fragments from there: the zeros
+/// add nothing, and no element past k is read (a clamped index, its value
+/// replaced).
+Value addKTail(OpBuilder &b, Location loc, const ContractionShape &s,
+               const TensorCoreOperands &layout, ElementAt elementAt, ArrayRef<Value> tileLoop,
                int64_t wholeK, Value scratch, Value warpInBlock, Value lane, Value sum) {
   IndexMath e{b, loc};
   const int64_t tail = s.kRange() - wholeK;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   Type f32 = b.getF32Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   // Copies `input`'s (operand `index`'s) tile of the tail, 128 elements
   // whose rows run along loop dim `dimOfRows` and its `cols` columns along
   // `dimOfCols` (one of the two is k), into the warp's floats from row
   // `firstRow`.
-  auto copyTile = [&](Value input, unsigned index, unsigned dimOfRows, unsigned dimOfCols,
-                      int64_t cols, int64_t firstRow) {
+  auto copyTile = [&](unsigned index, unsigned dimOfRows, unsigned dimOfCols, int64_t cols,
+                      int64_t firstRow) {
     // 128 elements, 4 a lane; element i at (i / cols, i % cols).
     for (int64_t round = 0; round < kTileM * kTileK / 32; ++round) {
       Value element = e.add(lane, round * 32);
@@ -273,10 +280,7 @@ Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const Contractio
                                           : e.add(point[dimOfRows], row);
       point[dimOfCols] = dimOfCols == s.k ? e.add(e.min(col, tail - 1), wholeK)
                                           : e.add(point[dimOfCols], col);
-      SmallVector<Value> at;
-      for (AffineExpr expr : maps[index].getResults())
-        at.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
-      Value value = memref::LoadOp::create(b, loc, input, at);
+      Value value = elementAt(index, point);
       value = arith::SelectOp::create(b, loc, e.below(kInTile, tail), value, zero);
       // Flat position i of the warp's floats, from `firstRow` of 16.
       Value flat = e.add(element, firstRow * kTileN);
@@ -285,8 +289,8 @@ Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const Contractio
     }
   };
   emitSyncWarp(b, loc); // A prologue may have read the same floats.
-  copyTile(a, layout.aIndex, layout.m, s.k, kTileK, 0);
-  copyTile(bm, layout.bIndex, s.k, layout.n, kTileN, kTileM * kTileK / kTileN);
+  copyTile(layout.aIndex, layout.m, s.k, kTileK, 0);
+  copyTile(layout.bIndex, s.k, layout.n, kTileN, kTileM * kTileK / kTileN);
   emitSyncWarp(b, loc);
   auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
   auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
@@ -303,6 +307,79 @@ Value addKTail(OpBuilder &b, Location loc, linalg::LinalgOp op, const Contractio
   emitSyncWarp(b, loc); // An epilogue writes the same floats next.
   return result;
 }
+
+/// `unroll` k steps of a kernel whose operand `fusion.producedOperand` is
+/// computed by its producer (OperandProducers.h) instead of loaded: the
+/// other operand's fragments are loaded first, so that their loads are in
+/// flight with the producer's; then each lane computes 4 elements of each
+/// step's 16x8 (A) or 8x16 (B) tile and stores them to that step's 128
+/// floats of the warp's scratch (after its 16x16 floats), and after a warp
+/// barrier the warp loads its fragments from there. The barrier at the
+/// start keeps the previous steps' fragment loads ahead of the new stores.
+struct ProducedSteps {
+  OpBuilder &b;
+  Location loc;
+  linalg::LinalgOp op;
+  const ContractionShape &s;
+  const TensorCoreOperands &layout;
+  const TensorCoreFusion &fusion;
+  ArrayRef<Value> tileLoop;
+  Value scratch, warpInBlock, lane;
+  int64_t unroll;
+
+  Value emit(Value kStart, Value sum, function_ref<Value(Value)> loadA,
+             function_ref<Value(Value)> loadB, UnitAttr transA, UnitAttr transB) {
+    IndexMath e{b, loc};
+    const bool producesA = fusion.producedOperand == layout.aIndex;
+    // The tile's rows are m and its columns k (A), or k and n (B).
+    const unsigned freeDim = producesA ? layout.m : layout.n;
+    const int64_t columns = producesA ? kTileK : kTileN;
+    constexpr int64_t kPerLane = kTileM * kTileK / 32;
+    auto stepStart = [&](int64_t u) { return e.add(kStart, u * kTileK); };
+    SmallVector<Value> others;
+    for (int64_t u = 0; u < unroll; ++u)
+      others.push_back(producesA ? loadB(stepStart(u)) : loadA(stepStart(u)));
+    emitSyncWarp(b, loc);
+    SmallVector<Value> values, elements;
+    for (int64_t u = 0; u < unroll; ++u)
+      for (int64_t j = 0; j < kPerLane; ++j) {
+        // Lanes 0-15 take 16 neighbours along B's n (coalesced for a
+        // window read along the image's rows), 16-31 the next k.
+        Value element = e.add(lane, j * 32);
+        Value row = e.div(element, columns), column = e.rem(element, columns);
+        SmallVector<Value> point(tileLoop);
+        spreadOverLoops(b, loc, e.add(stepStart(u), producesA ? column : row), s.ks, s.ranges,
+                        point);
+        point[freeDim] = e.add(tileLoop[freeDim], producesA ? row : column);
+        values.push_back(emitProducedElement(b, loc, op, s, fusion.producedOperand,
+                                             fusion.operandProducer, point));
+        elements.push_back(element);
+      }
+    for (int64_t u = 0; u < unroll; ++u)
+      for (int64_t j = 0; j < kPerLane; ++j) {
+        Value element = elements[u * kPerLane + j];
+        Value flat = e.add(element, (kTileM + u * kTileK) * kTileN);
+        memref::StoreOp::create(b, loc, values[u * kPerLane + j], scratch,
+                                ValueRange{warpInBlock, e.div(flat, kTileN), e.rem(flat, kTileN)});
+      }
+    emitSyncWarp(b, loc);
+    Type f32 = b.getF32Type();
+    auto type = producesA ? gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp")
+                          : gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
+    auto typeC = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
+    for (int64_t u = 0; u < unroll; ++u) {
+      Value produced = gpu::SubgroupMmaLoadMatrixOp::create(
+          b, loc, type, scratch,
+          ValueRange{warpInBlock, e.cst(kTileM + u * kTileK), e.cst(0)},
+          b.getIndexAttr(columns), UnitAttr());
+      Value fa = producesA ? produced : others[u], fb = producesA ? others[u] : produced;
+      sum = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa, fb, sum,
+                                              producesA ? UnitAttr() : transA,
+                                              producesA ? transB : UnitAttr());
+    }
+    return sum;
+  }
+};
 
 } // namespace
 
@@ -407,18 +484,36 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
   const int64_t tail = kTail(s), wholeK = s.kRange() - tail;
   int64_t sliceLength = wholeK / split;
   Value sliceStart = e.mul(part, sliceLength);
+  // A produced operand's loop takes `unroll` steps an iteration itself.
+  const bool produces = static_cast<bool>(fusion.operandProducer);
+  int64_t step = produces ? kTileK * plan.unroll : kTileK;
   auto loop =
-      scf::ForOp::create(b, loc, e.cst(0), e.cst(sliceLength), e.cst(kTileK), ValueRange{init});
+      scf::ForOp::create(b, loc, e.cst(0), e.cst(sliceLength), e.cst(step), ValueRange{init});
   b.setInsertionPointToStart(loop.getBody());
-  // Linear over the k dims, innermost fastest.
-  spreadOverLoops(b, loc, e.add(sliceStart, loop.getInductionVar()), s.ks,
-                  s.ranges, loopIndex);
-  Value fa = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, a, indices(layout->aIndex),
-                                                  lead(leadA), transA);
-  Value fb = gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, bm, indices(layout->bIndex),
-                                                  lead(leadB), transB);
-  Value next = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa, fb, loop.getRegionIterArg(0),
-                                                 transA, transB);
+  Value kStart = e.add(sliceStart, loop.getInductionVar());
+  // A's (B's) fragment at the k step starting at `k`, from memory.
+  auto loadA = [&](Value k) {
+    // Linear over the k dims, innermost fastest.
+    spreadOverLoops(b, loc, k, s.ks, s.ranges, loopIndex);
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, a, indices(layout->aIndex),
+                                                lead(leadA), transA)
+        .getResult();
+  };
+  auto loadB = [&](Value k) {
+    spreadOverLoops(b, loc, k, s.ks, s.ranges, loopIndex);
+    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, bm, indices(layout->bIndex),
+                                                lead(leadB), transB)
+        .getResult();
+  };
+  Value next;
+  if (!produces) {
+    next = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, loadA(kStart), loadB(kStart),
+                                             loop.getRegionIterArg(0), transA, transB);
+  } else {
+    ProducedSteps steps{b, loc, op, s, *layout, fusion, tileLoop, scratch, warpInBlock,
+                        e.rem(thread, 32), plan.unroll};
+    next = steps.emit(kStart, loop.getRegionIterArg(0), loadA, loadB, transA, transB);
+  }
   scf::YieldOp::create(b, loc, next);
   b.setInsertionPointAfter(loop);
   Value partialSum = loop.getResult(0);
@@ -430,14 +525,23 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
     b.setInsertionPointToStart(&last.getElseRegion().front());
     scf::YieldOp::create(b, loc, partialSum);
     b.setInsertionPointToStart(&last.getThenRegion().front());
+    // Operand `index`'s element at `point`: loaded, or computed by its producer.
+    auto elementAt = [&](unsigned index, ArrayRef<Value> point) -> Value {
+      if (produces && index == fusion.producedOperand)
+        return emitProducedElement(b, loc, op, s, index, fusion.operandProducer, point);
+      SmallVector<Value> at;
+      for (AffineExpr expr : maps[index].getResults())
+        at.push_back(point[cast<AffineDimExpr>(expr).getPosition()]);
+      return memref::LoadOp::create(b, loc, index == layout->aIndex ? a : bm, at);
+    };
     scf::YieldOp::create(b, loc,
-                         addKTail(b, loc, op, s, *layout, a, bm, tileLoop, wholeK, scratch,
+                         addKTail(b, loc, s, *layout, elementAt, tileLoop, wholeK, scratch,
                                   warpInBlock, e.rem(thread, 32), partialSum));
     b.setInsertionPointAfter(last);
     partialSum = last.getResult(0);
   }
   scf::YieldOp::create(b, loc, partialSum);
-  if (plan.unroll > 1) // Only a speed-up: the loop stays as it is if it cannot be unrolled.
+  if (plan.unroll > 1 && !produces) // Only a speed-up: the loop stays as it is if it cannot be unrolled.
     (void)loopUnrollByFactor(loop, plan.unroll);
   b.setInsertionPointAfter(guard);
   Value sum = guard.getResult(0);

@@ -25,6 +25,15 @@ inline constexpr llvm::StringLiteral kReadOnceAttr = "infer.read_once";
 /// reduction's input, and the two cannot share a kernel).
 inline constexpr llvm::StringLiteral kPointReductionAttr = "infer.point_reduction";
 
+/// On a generic that makes one input of a tensor-core candidate and
+/// nothing else (an im2col copy, an elementwise op; set by
+/// infer-cuda-prepare-epilogues): its result has one user, that
+/// contraction, which may compute the operand's elements itself where it
+/// would load them (OperandProducers.h). The arena planner then keeps the
+/// generic's operands alive as long as the contraction's, since they are
+/// read by the contraction's kernel.
+inline constexpr llvm::StringLiteral kOperandProducerAttr = "infer.operand_producer";
+
 /// The TF32 WMMA tile: 16 (m) x 16 (n) x 8 (k).
 inline constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 8;
 

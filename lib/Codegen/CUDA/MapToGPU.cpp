@@ -249,7 +249,11 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     }
     if (result.first && fusion.operandProducer) { // The input it writes.
       Value written = storageRoot(fusion.operandProducer.getDpsInits()[0]);
-      fusion.producedOperand = storageRoot(result.first.getDpsInputs()[0]) == written ? 0 : 1;
+      auto inputs = result.first.getDpsInputs();
+      auto produced = llvm::find_if(inputs, [&](Value v) { return storageRoot(v) == written; });
+      if (produced == inputs.end()) // Never: canProduceOperand saw the same storage.
+        return std::make_pair(linalg::LinalgOp(), TensorCoreFusion());
+      fusion.producedOperand = produced - inputs.begin();
     }
     return result; // Without a contraction: not a group this pass can build.
   }

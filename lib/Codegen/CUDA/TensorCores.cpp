@@ -18,7 +18,10 @@
 //       C first keeps linalg's accumulate semantics (the output holds the
 //       fill or bias, or the first part of a split k). With a fused
 //       prologue or epilogue (TensorCoreFusion.h) the kernel makes C's
-//       initial value itself, or feeds its sums to an elementwise op.
+//       initial value itself, or feeds its sums to an elementwise op; with
+//       an operand producer (OperandProducers.h) it computes one operand's
+//       tiles (an im2col convolution's columns) instead of loading them
+//       (ProducedSteps).
 //   planTensorCoreKernel: each step waits for its fragment loads, so a
 //       warp is bound by memory latency. The k loop is unrolled (4 or 2
 //       steps' loads in flight), and when the op has too few output tiles
@@ -541,7 +544,8 @@ mlir::infer::buildTensorCoreKernel(OpBuilder &b, linalg::LinalgOp op, const Cont
     partialSum = last.getResult(0);
   }
   scf::YieldOp::create(b, loc, partialSum);
-  if (plan.unroll > 1 && !produces) // Only a speed-up: the loop stays as it is if it cannot be unrolled.
+  // Only a speed-up: the loop stays as it is if it cannot be unrolled.
+  if (plan.unroll > 1 && !produces)
     (void)loopUnrollByFactor(loop, plan.unroll);
   b.setInsertionPointAfter(guard);
   Value sum = guard.getResult(0);

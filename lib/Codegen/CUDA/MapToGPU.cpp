@@ -309,6 +309,17 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     if (!llvm::hasSingleElement(loops))
       return failure();
     scf::ParallelOp loop = *loops.begin();
+    // The epilogue the one reader of the output (and writing elsewhere):
+    // its stores need not reach memory once the epilogue gets the sum in
+    // a register (infer-cuda-promote-accumulators).
+    Value output = generic->getDpsInits()[0];
+    if (epilogue && producer->hasAttr(kReadOnceAttr) &&
+        llvm::none_of(epilogue.getDpsInits(),
+                      [&](Value init) { return storageRoot(init) == storageRoot(output); }))
+      loop.walk([&](memref::StoreOp store) {
+        if (store.getMemRef() == output)
+          store->setAttr(kUnneededAfterKernelAttr, rewriter.getUnitAttr());
+      });
     SmallVector<Value> point(loop.getInductionVars());
     point.resize(generic->getNumLoops(), point.front()); // The reduction dims are not read.
     OpBuilder b(loop.getBody(), loop.getBody()->begin());

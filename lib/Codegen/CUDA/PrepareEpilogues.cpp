@@ -29,6 +29,8 @@
 //   2b. `infer.point_reduction` on a reduction that runs a thread per
 //      output (a depthwise convolution): the op after it may join its
 //      kernel, so the arena planner keeps its inputs alive until then.
+//      With one user, `infer.read_once` too: if that user joins it as its
+//      epilogue, the kernel need not store the result.
 //   2c. `infer.operand_producer` on a generic whose result is one input of
 //      a tensor-core candidate and read by nothing else (an im2col copy):
 //      the contraction's kernel may compute that input itself, so the
@@ -501,8 +503,11 @@ struct PrepareEpiloguesPass
         candidates.push_back(op);
     });
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isSimtPointReduction(op))
-        op->setAttr(kPointReductionAttr, b.getUnitAttr());
+      if (!isSimtPointReduction(op))
+        return;
+      op->setAttr(kPointReductionAttr, b.getUnitAttr());
+      if (op->getNumResults() == 1 && readOnce(op->getResult(0)))
+        op->setAttr(kReadOnceAttr, b.getUnitAttr());
     });
     getOperation().walk([&](linalg::GenericOp op) {
       if (makesAnOperandOnly(op))

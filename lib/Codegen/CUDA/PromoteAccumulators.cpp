@@ -29,6 +29,10 @@
 // bias) becomes %acc0 directly, that store dead; loads of the element after
 // the final store (the epilogue's) take %r.
 //
+// A final store marked kUnneededAfterKernelAttr (a point group's output,
+// read by its epilogue alone) goes too once no access to the output's
+// storage is left in the kernel: its epilogue's loads took the sum.
+//
 // This is the same computation as long as nothing in the loops writes
 // memory (checked: the rewrite applies only then) and no load in them reads
 // the accumulated element (an output overlapping its own reduction's inputs
@@ -36,6 +40,8 @@
 // kernels never have one).
 //
 //===----------------------------------------------------------------------===//
+
+#include "TensorCoreFusion.h"
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 
@@ -132,6 +138,23 @@ memref::StoreOp storeBefore(Operation *op, Value memref, ValueRange indices) {
   return {};
 }
 
+/// Whether anything in `store`'s kernel but `store` reads or writes the
+/// storage it writes, through any view of it.
+bool accessedElsewhere(memref::StoreOp store) {
+  Value root = storageRoot(store.getMemRef());
+  auto kernel = store->getParentOfType<gpu::GPUFuncOp>();
+  WalkResult walk = kernel.walk([&](Operation *op) {
+    bool isView = op->getNumResults() == 1 && isa<MemRefType>(op->getResult(0).getType());
+    if (op == store || isView)
+      return WalkResult::advance();
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && storageRoot(operand) == root)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
 /// Carries `acc` through its loops: a load before them, an iter_arg in each
 /// and a store after them.
 void promote(RewriterBase &rewriter, Accumulator &acc) {
@@ -139,6 +162,7 @@ void promote(RewriterBase &rewriter, Accumulator &acc) {
   Value memref = acc.store.getMemRef();
   SmallVector<Value> indices(acc.store.getIndices());
   Value stored = acc.store.getValueToStore();
+  bool unneeded = acc.store->hasAttr(kUnneededAfterKernelAttr);
   rewriter.setInsertionPoint(acc.loops.front());
   // The value stored just before the loops (a point group's bias, its
   // initial value) is the init itself, and that store is dead: the loops
@@ -182,11 +206,18 @@ void promote(RewriterBase &rewriter, Accumulator &acc) {
   auto after = memref::StoreOp::create(rewriter, loc, result, memref, indices);
   // Loads of the element after the store (a point group's epilogue) take
   // the sum, up to the first op that may write memory.
+  SmallVector<memref::LoadOp> forwarded;
   for (Operation *op = after->getNextNode(); op && !mayWrite(op); op = op->getNextNode()) {
     auto load = dyn_cast<memref::LoadOp>(op);
     if (load && load.getMemRef() == memref && load.getIndices() == ValueRange(indices))
-      rewriter.replaceAllUsesWith(load.getResult(), result);
+      forwarded.push_back(load);
   }
+  for (memref::LoadOp load : forwarded) {
+    rewriter.replaceAllUsesWith(load.getResult(), result);
+    rewriter.eraseOp(load);
+  }
+  if (unneeded && !accessedElsewhere(after))
+    rewriter.eraseOp(after);
 }
 
 struct PromoteAccumulatorsPass

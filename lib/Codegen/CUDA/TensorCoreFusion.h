@@ -16,6 +16,12 @@ namespace mlir::infer {
 /// convolution), not a tensor-core contraction.
 inline constexpr llvm::StringLiteral kPointGroupAttr = "infer.point_group";
 
+/// On the stores of a point group's output inside its kernel, when the
+/// epilogue is that output's one reader (the reduction was marked
+/// kReadOnceAttr): once infer-cuda-promote-accumulators has handed the
+/// sum to the epilogue in a register, nothing reads the stored value.
+inline constexpr llvm::StringLiteral kUnneededAfterKernelAttr = "infer.unneeded_after_kernel";
+
 /// Marks one whose producer is a reduction run a block per output
 /// (BlockReductions.h): thread 0 runs the prologue and epilogue.
 inline constexpr llvm::StringLiteral kBlockGroupAttr = "infer.block_group";

@@ -100,6 +100,24 @@ struct HoistWeightsPass : public PassWrapper<HoistWeightsPass, OperationPass<Mod
   }
 };
 
+/// Calls `visit` on each user of `buffer` or of anything derived from it,
+/// until `visit` returns false. Conservatively, any memref an op returns
+/// may alias its operands (views, casts, reshapes, loops carrying the
+/// buffer). Whether it stopped early.
+bool visitAliasUsers(Value buffer, llvm::function_ref<bool(Operation *)> visit) {
+  llvm::SetVector<Value> aliases;
+  aliases.insert(buffer);
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers()) {
+      if (!visit(user))
+        return true;
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          aliases.insert(result);
+    }
+  return false;
+}
+
 /// The first top-level op after `producer` (a linalg op marked
 /// `infer.operand_producer`) that uses its output, through any view of it:
 /// the contraction whose kernel may run the producer's work.
@@ -119,19 +137,14 @@ Operation *firstReaderOfOutput(Operation *producer,
   }
   Block *block = producer->getBlock();
   Operation *first = nullptr;
-  llvm::SetVector<Value> aliases;
-  aliases.insert(root);
-  for (size_t i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers()) {
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()))
-          aliases.insert(result);
-      Operation *ancestor = block->findAncestorOpInBlock(*user);
-      if (ancestor && ancestor != producer && isa<linalg::LinalgOp>(ancestor) &&
-          positions.lookup(ancestor) > positions.lookup(producer) &&
-          (!first || positions.lookup(ancestor) < positions.lookup(first)))
-        first = ancestor;
-    }
+  visitAliasUsers(root, [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (ancestor && ancestor != producer && isa<linalg::LinalgOp>(ancestor) &&
+        positions.lookup(ancestor) > positions.lookup(producer) &&
+        (!first || positions.lookup(ancestor) < positions.lookup(first)))
+      first = ancestor;
+    return true;
+  });
   return first;
 }
 
@@ -160,22 +173,15 @@ int64_t operandsLiveUntil(Operation *user, const llvm::DenseMap<Operation *, int
 std::optional<int64_t> lastUse(memref::AllocOp alloc, Block &block,
                                const llvm::DenseMap<Operation *, int64_t> &positions) {
   int64_t last = positions.lookup(alloc);
-  llvm::SetVector<Value> aliases;
-  aliases.insert(alloc.getResult());
-  for (size_t i = 0; i < aliases.size(); ++i) {
-    for (OpOperand &use : aliases[i].getUses()) {
-      Operation *user = use.getOwner();
-      if (user == block.getTerminator())
-        return std::nullopt;
-      Operation *ancestor = block.findAncestorOpInBlock(*user);
-      last = std::max(last, ancestor ? operandsLiveUntil(ancestor, positions) : -1);
-      // Conservatively, any memref an op returns may alias its operands
-      // (views, casts, reshapes, loops carrying the buffer).
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()))
-          aliases.insert(result);
-    }
-  }
+  bool escapes = visitAliasUsers(alloc.getResult(), [&](Operation *user) {
+    if (user == block.getTerminator())
+      return false;
+    Operation *ancestor = block.findAncestorOpInBlock(*user);
+    last = std::max(last, ancestor ? operandsLiveUntil(ancestor, positions) : -1);
+    return true;
+  });
+  if (escapes)
+    return std::nullopt;
   return last;
 }
 

@@ -120,14 +120,14 @@ bool touches(Operation *kernel, Value memref) {
   return result.wasInterrupted();
 }
 
-/// The memrefs `op` and the ops nested in it use (a guarded read's input
-/// is loaded in a payload).
-SmallVector<Value> memrefsOf(Operation *op) {
-  SmallVector<Value> memrefs;
+/// The memref operands of `op` and of the ops nested in it (a guarded
+/// read's input is loaded in a payload).
+SmallVector<OpOperand *> memrefOperandsOf(Operation *op) {
+  SmallVector<OpOperand *> memrefs;
   op->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (isa<MemRefType>(operand.getType()))
-        memrefs.push_back(operand);
+    for (OpOperand &operand : inner->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()))
+        memrefs.push_back(&operand);
   });
   return memrefs;
 }
@@ -136,8 +136,9 @@ SmallVector<Value> memrefsOf(Operation *op) {
 /// of those touches any of their memrefs.
 bool canMovePast(ArrayRef<Operation *> moved, ArrayRef<Operation *> between) {
   for (Operation *op : moved)
-    for (Value memref : memrefsOf(op))
-      if (llvm::any_of(between, [&](Operation *kernel) { return touches(kernel, memref); }))
+    for (OpOperand *memref : memrefOperandsOf(op))
+      if (llvm::any_of(between,
+                       [&](Operation *kernel) { return touches(kernel, memref->get()); }))
         return false;
   return true;
 }
@@ -162,12 +163,11 @@ linalg::LinalgOp prologueCandidate(ArrayRef<Operation *> kernels, size_t i) {
 
 /// The generic that the tensor-core kernel of `kernels[i]` (a contraction
 /// of `shape`) can run in place of loading one of its inputs
-/// (canProduceOperand), with that input's index: the kernel before it that
-/// last touched the input, if no earlier group took it in and it can move
-/// down to the contraction. (An im2col copy, then the fill of C, then the
-/// contraction.)
-std::optional<std::pair<linalg::GenericOp, unsigned>>
-operandProducerCandidate(ArrayRef<Operation *> kernels, size_t i, const ContractionShape &shape) {
+/// (canProduceOperand): the kernel before it that last touched the input,
+/// if no earlier group took it in and it can move down to the contraction.
+/// (An im2col copy, then the fill of C, then the contraction.)
+linalg::GenericOp operandProducerCandidate(ArrayRef<Operation *> kernels, size_t i,
+                                           const ContractionShape &shape) {
   auto contraction = cast<linalg::LinalgOp>(kernels[i]);
   std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(contraction, shape);
   for (unsigned operand = 0; operand < 2 && layout; ++operand) {
@@ -179,11 +179,11 @@ operandProducerCandidate(ArrayRef<Operation *> kernels, size_t i, const Contract
       if (producer && producer->getParentOp() == contraction->getParentOp() &&
           canProduceOperand(contraction, shape, *layout, operand, producer) &&
           canMovePast({producer}, kernels.slice(j + 1, i - j - 1)))
-        return std::make_pair(producer, operand);
+        return producer;
       break;
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 /// The index of the kernel after `kernels[i]` (a contraction) that first
@@ -298,12 +298,9 @@ bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologu
   for (OpOperand *input : contraction.getDpsInputOperands())
     reads.push_back(input);
   // And what its payload reads itself (a guarded read of an unpadded input).
-  contraction->walk([&](Operation *inner) {
-    if (inner != contraction.getOperation())
-      for (OpOperand &operand : inner->getOpOperands())
-        if (isa<MemRefType>(operand.get().getType()))
-          reads.push_back(&operand);
-  });
+  for (OpOperand *operand : memrefOperandsOf(contraction))
+    if (operand->getOwner() != contraction.getOperation())
+      reads.push_back(operand);
   if (prologue) // Its inputs but C in place (canFuseIntoTensorCores checked that).
     for (OpOperand *input : readOperands(prologue))
       if (prologue.isDpsInput(input) && storageRoot(input->get()) != storageRoot(c))
@@ -314,12 +311,10 @@ bool writesApartFromReads(linalg::LinalgOp contraction, linalg::LinalgOp prologu
         reads.push_back(read);
   // All the producer reads, in its payload too (its output is never written).
   if (operandProducer)
-    operandProducer->walk([&](Operation *inner) {
-      for (OpOperand &operand : inner->getOpOperands())
-        if (isa<MemRefType>(operand.get().getType()) &&
-            !(inner == operandProducer.getOperation() && operandProducer.isDpsInit(&operand)))
-          reads.push_back(&operand);
-    });
+    for (OpOperand *operand : memrefOperandsOf(operandProducer))
+      if (operand->getOwner() != operandProducer.getOperation() ||
+          !operandProducer.isDpsInit(operand))
+        reads.push_back(operand);
   for (OpOperand *write : writes)
     for (OpOperand *read : reads) {
       if (!mayOverlap(write->get(), read->get()))
@@ -384,8 +379,7 @@ struct FuseEpiloguesPass : public PassWrapper<FuseEpiloguesPass, OperationPass<M
         prologue = {};
       linalg::GenericOp operandProducer;
       if (shape)
-        if (auto candidate = operandProducerCandidate(kernels, i, *shape))
-          operandProducer = candidate->first;
+        operandProducer = operandProducerCandidate(kernels, i, *shape);
       std::optional<size_t> next = epilogueCandidate(kernels, i, prologue, operandProducer);
       linalg::GenericOp epilogue = next ? asGeneric(kernels[*next]) : nullptr;
       linalg::GenericOp made = next && epilogue != kernels[*next] ? epilogue : nullptr;

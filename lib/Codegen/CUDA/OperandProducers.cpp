@@ -49,45 +49,18 @@ struct Digit {
   int64_t stride, range;
 };
 
-/// The producer's output: its loops as digits (the largest stride first),
-/// its first element's offset and its number of elements, if the loops
-/// walk it densely (each element written once).
-struct DenseOutput {
-  SmallVector<Digit> digits;
-  int64_t offset = 0, size = 1;
-};
-
-std::optional<DenseOutput> denseOutput(linalg::GenericOp producer) {
+/// The producer's output, if its loops walk it densely, each element once.
+std::optional<DenseWalk> denseOutput(linalg::GenericOp producer) {
   OpOperand &init = producer.getDpsInitsMutable()[0];
-  auto strides = loopStrides(init.get(), producer.getMatchingIndexingMap(&init));
-  if (!strides)
-    return std::nullopt;
-  SmallVector<int64_t> ranges = producer.getStaticLoopRanges();
-  DenseOutput output;
-  output.offset = strides->second;
-  for (auto [loop, stride] : llvm::enumerate(strides->first)) {
-    if (ranges[loop] == 1)
-      continue;
-    if (stride <= 0) // The output stays put along it: an element written twice.
-      return std::nullopt;
-    output.digits.push_back({static_cast<unsigned>(loop), stride, ranges[loop]});
-  }
-  llvm::stable_sort(output.digits, [](const Digit &x, const Digit &y) {
-    return x.stride > y.stride;
-  });
-  for (auto it = output.digits.rbegin(); it != output.digits.rend(); ++it) {
-    if (it->stride != output.size)
-      return std::nullopt;
-    output.size *= it->range;
-  }
-  return output;
+  return denseWalk(init.get(), producer.getMatchingIndexingMap(&init),
+                   producer.getStaticLoopRanges(), /*eachOnce=*/true);
 }
 
 /// The operand's strides along the contraction's loops, if it reads only
 /// elements of `output` (the same first element, non-negative strides).
 std::optional<SmallVector<int64_t>> operandStrides(linalg::LinalgOp contraction,
                                                     unsigned operand, ArrayRef<int64_t> ranges,
-                                                    const DenseOutput &output) {
+                                                    const DenseWalk &output) {
   auto strides = loopStrides(contraction.getDpsInputs()[operand],
                              contraction.getIndexingMapsArray()[operand]);
   if (!strides || strides->second != output.offset)
@@ -200,7 +173,7 @@ bool mlir::infer::canProduceOperand(linalg::LinalgOp contraction, const Contract
       return false;
   if (!onlyComputesAndLoads(producer))
     return false;
-  std::optional<DenseOutput> output = denseOutput(producer);
+  std::optional<DenseWalk> output = denseOutput(producer);
   std::optional<SmallVector<int64_t>> strides =
       output ? operandStrides(contraction, operand, shape.ranges, *output) : std::nullopt;
   if (!strides)
@@ -219,11 +192,12 @@ Value mlir::infer::emitProducedElement(OpBuilder &b, Location loc, linalg::Linal
                                        const ContractionShape &shape, unsigned operand,
                                        linalg::GenericOp producer, ArrayRef<Value> point) {
   IndexMath e{b, loc};
-  DenseOutput output = *denseOutput(producer);
+  DenseWalk output = *denseOutput(producer);
   SmallVector<int64_t> strides = *operandStrides(contraction, operand, shape.ranges, output);
+  SmallVector<int64_t> producerRanges = producer.getStaticLoopRanges();
   SmallVector<Value> at(producer.getNumLoops(), e.cst(0));
-  for (const Digit &d : output.digits)
-    at[d.loop] = digitAt(e, d, strides, shape.ranges, point);
+  for (auto [loop, stride] : output.dims)
+    at[loop] = digitAt(e, {loop, stride, producerRanges[loop]}, strides, shape.ranges, point);
   Value result;
   emitPayloadAt(
       b, loc, producer, at,

@@ -46,40 +46,6 @@ Value mlir::infer::storageRoot(Value memref) {
 
 namespace {
 
-/// How an operand's loops walk a contiguous run of memory: its first
-/// element's offset (in elements, from the storage root's base pointer),
-/// the number of elements, and its loop dims with their strides, the
-/// largest stride first. Loops that do not move the operand (a
-/// contraction's k) and unit loops are left out.
-struct DenseWalk {
-  int64_t offset = 0, size = 1;
-  SmallVector<std::pair<unsigned, int64_t>> dims;
-};
-
-/// The walk of `value` (indexed by `map` over loops of `ranges`), if it is
-/// dense: each stride the product of the ranges inside it.
-std::optional<DenseWalk> denseWalk(Value value, AffineMap map, ArrayRef<int64_t> ranges) {
-  auto strides = loopStrides(value, map);
-  if (!strides)
-    return std::nullopt;
-  DenseWalk walk;
-  walk.offset = strides->second;
-  for (auto [dim, stride] : llvm::enumerate(strides->first)) {
-    if (ranges[dim] == 1)
-      continue;
-    if (stride == 0)
-      continue;
-    walk.dims.push_back({static_cast<unsigned>(dim), stride});
-  }
-  llvm::stable_sort(walk.dims, [](auto x, auto y) { return x.second > y.second; });
-  for (auto it = walk.dims.rbegin(); it != walk.dims.rend(); ++it) {
-    if (it->second != walk.size)
-      return std::nullopt;
-    walk.size *= ranges[it->first];
-  }
-  return walk;
-}
-
 /// How an elementwise op's operand walks C: a box of C's elements
 /// anchored at its first one, either all of C or, for a padded home that
 /// infer-cuda-align-contractions' growth made (ViT's 197 tokens in 208

@@ -58,6 +58,8 @@ import collections
 import concurrent.futures
 import datetime
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -279,6 +281,14 @@ def check_outputs(case, out_names, outputs, out_dir: Path) -> dict:
     return dict(name=case.name, status="passed", reason=None)
 
 
+class Stopped(Exception):
+    """SIGTERM arrived: report what ran."""
+
+
+def _stop_on_sigterm(signum, frame):
+    raise Stopped()
+
+
 def write_markdown(path: Path, summary: dict, note: str | None, target: str = "cpu") -> None:
     tests = summary["tests"]
     if target == "cpu":
@@ -406,7 +416,12 @@ def main() -> int:
         work = lambda c: run_case(c, args.infer_opt, args.infer_run, target, prebuilt, args.device,
                                   args.emulate, tuple(args.flag))
     shown = ("failed", "error") + (("unsupported",) if args.must_pass else ())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+    # A deadline's SIGTERM (scripts/gpu-check.sh runs this under `timeout`)
+    # ends the run early, and the report says how far it got.
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    stopped = False
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    try:
         futs = {pool.submit(work, c): c for c in cases}
         for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             try:
@@ -416,6 +431,17 @@ def main() -> int:
             results.append(r)
             if r["status"] in shown:
                 print(f"[{i}/{len(cases)}] {r['name']}: {r['status']}: {r['reason']}", file=sys.stderr)
+    except Stopped:
+        stopped = True
+        print(f"conformance: stopped after {len(results)} of {len(cases)} tests", file=sys.stderr)
+    finally:
+        pool.shutdown(wait=not stopped, cancel_futures=stopped)
+    if stopped and args.compile_to:
+        return 1
+    if stopped:
+        args.note = "\n\n".join(filter(None, [
+            f"**Partial: stopped after {len(results)} of {len(cases)} tests** (SIGTERM; the "
+            "counts are of those).", args.note]))
     results.sort(key=lambda r: r["name"])
     if args.compile_to:
         index = {"target": target, "results": {r["name"]: r for r in results}}
@@ -423,7 +449,7 @@ def main() -> int:
         counts = collections.Counter(r["status"] for r in results)
         print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         return 0
-    summary = {"total": len(results)}
+    summary = {"total": len(results), "partial": stopped}
     for s in STATUSES:
         summary[s] = sum(r["status"] == s for r in results)
     summary["tests"] = results
@@ -434,11 +460,15 @@ def main() -> int:
         write_markdown(args.markdown, summary, args.note,
                        args.target + ("-emulated" if args.emulate else ""))
     print(" ".join(f"{s}={summary[s]}" for s in ("total",) + STATUSES))
+    if stopped:  # Without waiting for the tests still running.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
     if args.must_pass:
         bad = summary["total"] - summary["passed"]
         print(f"must-pass: {summary['passed']} passed, {bad} failed ({args.must_pass})")
-        return 1 if bad else 0
-    return 0
+        return 1 if bad or stopped else 0
+    return 1 if stopped else 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ For each real model (the list of scripts/import_real_models.sh):
      kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
      block reductions) are counted, and so are tensor-core kernels that
      stage tiles in shared memory (cp.async's 16-byte LDGSTS and a
-     barrier); with --flag=--cuda-stage-tiles there must be some.
+     barrier): there must be some (the default), unless
+     --flag=--no-cuda-stage-tiles asks for none, and then there must be none.
 
 cuobjdump and nvdisasm come from CUDA_PATH/bin, PATH, or NVIDIA's wheels in
 the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
@@ -22,7 +23,7 @@ the venv (scripts/requirements.txt). Prints one line per model ("ok ..." or
 Example:
     .venv/bin/python scripts/cuda_kernel_check.py
     .venv/bin/python scripts/cuda_kernel_check.py --models cls,resnet50-opset17
-    .venv/bin/python scripts/cuda_kernel_check.py --flag=--cuda-stage-tiles
+    .venv/bin/python scripts/cuda_kernel_check.py --flag=--no-cuda-stage-tiles
 """
 
 from __future__ import annotations
@@ -127,8 +128,11 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
             shuffles |= {k for k, text in sass.items() if re.search(r"\bSHFL\.BFLY\b", text)}
         if not wide:
             return "no kernel makes 16-byte global accesses (LDG/STG.E.128)"
-        if "--cuda-stage-tiles" in flags and marked and not staged:
-            return "--cuda-stage-tiles, but no tensor-core kernel stages tiles (LDGSTS.128, BAR)"
+        if "--no-cuda-stage-tiles" in flags:
+            if staged:
+                return f"--no-cuda-stage-tiles, but {sorted(staged)[0]} stages tiles"
+        elif marked and not staged:
+            return "no tensor-core kernel stages tiles (LDGSTS.128, BAR)"
         return (f"ok {name}: {len(sass)} kernels, {len(marked)} on tensor cores ({hmma} HMMA, "
                 f"{len(staged)} staging tiles in shared memory), {len(wide)} with 16-byte "
                 f"accesses, {len(shuffles)} with warp shuffles")
@@ -143,7 +147,7 @@ def main() -> int:
     ap.add_argument("--models-dir", type=Path, default=REPO / "models")
     ap.add_argument("--models", help="comma-separated names (default: all)")
     ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
-                    help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
+                    help="one more infer-opt flag, e.g. --flag=--no-cuda-stage-tiles (repeatable)")
     args = ap.parse_args()
     cuobjdump = find_tool("cuobjdump")
     nvdisasm = find_tool("nvdisasm")

@@ -9,9 +9,10 @@
 #       large for the GPU machine's 64 MiB transfer (MobileNetV2, ResNet-50,
 #       BERT, ViT, GPT-2) go with their weights split off
 #       (scripts/gpu_models.py). A second set
-#       of engines, compiled with --cuda-stage-tiles (the experimental
-#       shared-memory tensor-core kernels), goes in build-carry/models-staged:
-#       the synthetic models split (their outputs are checked), PP-OCR's as
+#       of engines, compiled with --no-cuda-stage-tiles (the tensor-core
+#       kernels whose warps load their fragments from global memory, the
+#       default until 2026-11-26), goes in build-carry/models-direct: the
+#       synthetic models split (their outputs are checked), PP-OCR's as
 #       timing-only engines (they would not fit). PP-OCR det also goes
 #       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
 #       off ONNX Runtime's in relative L2, and full float32 tells whether
@@ -23,8 +24,9 @@
 #       left before a deadline (GPU_CHECK_SECONDS, default 540 s from the
 #       start), so that a slow phase cannot take the others' results with it:
 #         runtime    the runtime and infer-run without MLIR
-#                    (-DINFER_RUNTIME_ONLY=ON); the engines split off for the
-#                    transfer rebuilt from regenerated models
+#                    (-DINFER_RUNTIME_ONLY=ON)
+#         restore    the engines split off for the transfer rebuilt from
+#                    regenerated models
 #         bench      each real model's latency and accuracy against ONNX
 #                    Runtime (scripts/bench/gpu.py --no-torch)
 #         profiles   every launch timed alone, the outputs checked by a second
@@ -32,13 +34,15 @@
 #         torch      the benchmark again, with PyTorch eager and torch.compile
 #                    twins side by side (replaces bench's tables)
 #         conformance  the ONNX backend node tests on the GPU
-#         staged     the --cuda-stage-tiles engines: outputs, profiles, timings
+#         direct     the --no-cuda-stage-tiles engines: outputs, profiles, timings
 #         batch8     throughput at batch 8 against the PyTorch twins at batch 8
+#       GPU_CHECK_PHASES="runtime conformance ..." runs only those, in that
+#       order (a second call for what the first left undone).
 #       What comes back from the device tool is at most 8 files, so OUTDIR gets
 #       gpu-check.log (everything printed, and each phase's outcome and
-#       seconds), the tables (gpu-DATE.md, gpu-staged-DATE.md, gpu-b8-DATE.md,
+#       seconds), the tables (gpu-DATE.md, gpu-direct-DATE.md, gpu-b8-DATE.md,
 #       cuda.md) and results.tar.gz (those and their JSON, cuda.json and
-#       every launch's time in profiles/ and profiles-staged/), rewritten after
+#       every launch's time in profiles/ and profiles-direct/), rewritten after
 #       each phase. Copy the tables to docs/benchmarks/ and
 #       docs/conformance/ and unpack the JSON beside them.
 #
@@ -64,9 +68,9 @@ prepare() {
   # ONNX file is the largest that goes whole: it cannot be regenerated).
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models" --max-mb 12 \
     --also-fp32 ppocr-det
-  echo "== real models, --cuda-stage-tiles"
-  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-staged" --max-mb 0 \
-    --flag=--cuda-stage-tiles
+  echo "== real models, --no-cuda-stage-tiles"
+  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-direct" --max-mb 0 \
+    --flag=--no-cuda-stage-tiles
   echo "== models with PyTorch twins at batch 8 (timing only)"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-b8" --batch 8 \
     --models mobilenetv2,resnet50,bert-base,vit-b16,gpt2
@@ -91,8 +95,8 @@ build_runtime() {
 phase_runtime() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   build_runtime
-  python3 scripts/gpu_models.py --restore "$CARRY/models" || true
 }
+phase_restore() { python3 scripts/gpu_models.py --restore "$CARRY/models"; }
 bench() { # bench DIR NAME [gpu.py flags...]
   local dir=$1 name=$2
   shift 2
@@ -109,15 +113,15 @@ phase_conformance() {
   rm -rf "$CARRY/conformance"
   tar -C "$CARRY" -xJf "$CARRY/conformance.tar.xz"
   PYTHONUNBUFFERED=1 python3 scripts/conformance.py --target cuda --prebuilt "$CARRY/conformance" \
-    --infer-run build-gpu/bin/infer-run --device cuda --jobs 8 \
+    --infer-run build-gpu/bin/infer-run --device cuda --jobs "$(( $(nproc) < 16 ? $(nproc) : 16 ))" \
     --json "$WORK/cuda.json" --markdown "$WORK/cuda.md" | tail -n 30
 }
-phase_staged() {
-  python3 scripts/gpu_models.py --restore "$CARRY/models-staged" --onnx-dir "$CARRY/models/onnx" || true
-  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-staged/manifest.json" --profile \
-    --profile-dir "$WORK/profiles-staged" || true
-  bench "$CARRY/models-staged" "gpu-staged-$DAY" --no-torch \
-    --title "GPU benchmark, $DAY: --cuda-stage-tiles"
+phase_direct() {
+  python3 scripts/gpu_models.py --restore "$CARRY/models-direct" --onnx-dir "$CARRY/models/onnx" || true
+  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-direct/manifest.json" --profile \
+    --profile-dir "$WORK/profiles-direct" || true
+  bench "$CARRY/models-direct" "gpu-direct-$DAY" --no-torch \
+    --title "GPU benchmark, $DAY: --no-cuda-stage-tiles"
 }
 phase_batch8() {
   bench "$CARRY/models-b8" "gpu-b8-$DAY" --title "GPU benchmark, $DAY: batch 8"
@@ -145,7 +149,14 @@ run() {
   local budget=${GPU_CHECK_SECONDS:-540} log="$OUT_DIR/gpu-check.log"
   local deadline=$((SECONDS + budget)) failed=0 name left start rc
   echo "gpu-check: $budget s for the phases, from $(date -u +%T) UTC" | tee "$log"
-  for name in runtime bench profiles torch conformance staged batch8; do
+  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance direct batch8}
+  for name in ${phases//,/ }; do
+    if ! declare -F "phase_$name" >/dev/null; then
+      echo "gpu-check: no phase '$name' in GPU_CHECK_PHASES" >&2
+      exit 2
+    fi
+  done
+  for name in ${phases//,/ }; do
     left=$((deadline - SECONDS - 15)) # 15 s kept for packing.
     if ((left <= 0)); then
       echo "phase $name: skipped, no time left" | tee -a "$log"

@@ -161,7 +161,7 @@ def main() -> int:
                     help="with --restore: where the regenerated models go (default DIR/onnx); "
                          "models already there are reused")
     ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
-                    help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
+                    help="one more infer-opt flag, e.g. --flag=--no-cuda-stage-tiles (repeatable)")
     ap.add_argument("--models", help="comma-separated names (default: all that exist)")
     ap.add_argument("--no-tf32", action="store_true", help="compile with --no-tf32")
     ap.add_argument("--also-fp32", default="", metavar="NAMES",

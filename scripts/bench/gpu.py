@@ -144,14 +144,16 @@ def run_torch(arch: str, warmup: int, iterations: int, compile_: bool, batch: in
     return result
 
 
-def gpu_description() -> dict:
-    info = {}
+def gpu_description(with_torch: bool = True) -> dict:
+    info = {"torch": None}
     try:
         q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
                             "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
         info["nvidia_smi"] = q.stdout.strip()
     except OSError:
         info["nvidia_smi"] = "nvidia-smi not found"
+    if not with_torch:
+        return info
     try:
         import torch
         info["torch"] = torch.__version__
@@ -176,8 +178,10 @@ def write_reports(args, device: dict, rows: list) -> None:
                                     indent=1) + "\n")
     title = args.title or f"GPU benchmark, {datetime.date.today().isoformat()}"
     lines = [f"# {title}", "",
-             f"Device: {device.get('nvidia_smi')}; PyTorch {device.get('torch')} "
-             f"(TF32 matmul {device.get('tf32_matmul')}, cuDNN TF32 {device.get('tf32_cudnn')}).",
+             f"Device: {device.get('nvidia_smi')}; " +
+             (f"PyTorch {device['torch']} (TF32 matmul {device.get('tf32_matmul')}, "
+              f"cuDNN TF32 {device.get('tf32_cudnn')})." if device.get("torch")
+              else "PyTorch not run."),
              f"Made by `scripts/gpu-check.sh` (`scripts/bench/gpu.py`): batch {args.batch}, float32, "
              f"median of "
              f"{args.iterations} runs after {args.warmup} warm-ups. infer-opt GPU time is CUDA "
@@ -247,22 +251,22 @@ def main() -> int:
     if len(batches) > 1:
         ap.error(f"{args.dir}: engines of several batches {sorted(batches)}")
     args.batch = batches.pop() if batches else 1
+    if args.no_torch:
+        args.torch_archs = ""
+    # Importing PyTorch takes seconds: not without its twins.
+    device = gpu_description(with_torch=not args.no_torch)
     rows = []
     for entry in manifest:
         print(f"infer-opt: {entry['name']}", file=sys.stderr, flush=True)
-        rows.append({"name": entry["name"], "torch": entry.get("torch"),
+        rows.append({"name": entry["name"], "torch": None if args.no_torch else entry.get("torch"),
                      "infer": run_engine(args.infer_run, entry, args.dir, args.warmup,
                                          args.iterations)})
-    if args.no_torch:
-        args.torch_archs = ""
-        for row in rows:
-            row["torch"] = None
+        write_reports(args, device, rows)  # After each model: a cut-off run keeps what it has.
     have = {r["torch"] for r in rows}
     for arch in [a for a in args.torch_archs.split(",") if a and a not in have]:
         rows.append({"name": arch, "torch": arch, "infer": None,
                      "why_no_engine": "engine not carried (over the 64 MiB transfer limit)"})
-    device = gpu_description()
-    write_reports(args, device, rows)  # Again after each PyTorch twin: a cut-off run keeps what it has.
+    write_reports(args, device, rows)  # Again after each PyTorch twin.
     earlier = {}
     if args.torch_from:
         previous = json.loads(args.torch_from.read_text())

@@ -164,6 +164,14 @@ def compile_and_emulate_model(tmp_path, name: str, model: onnx.ModelProto, shape
     return expected, list(actual.values()), {l["strategy"] for l in plan["launches"]}
 
 
+def kind(launch: dict) -> str:
+    """A launch's strategy, the two tensor-core kernels both named
+    tensor_cores: the staged-tile one (the default since 2026-11-26) and the
+    warp-a-tile one (--no-cuda-stage-tiles, small contractions, computed
+    operands) make the same launches, which is what the tests below check."""
+    return "tensor_cores" if launch["strategy"] == "staged_tiles" else launch["strategy"]
+
+
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_emulated_engine_matches_onnxruntime(tmp_path, name):
     expected, actual, _ = compile_and_emulate(tmp_path, name)
@@ -172,9 +180,10 @@ def test_emulated_engine_matches_onnxruntime(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ["matmul_staged", "conv_batch"])
-def test_emulated_staged_tiles_match_onnxruntime(tmp_path, name):
-    expected, actual, strategies = compile_and_emulate(tmp_path, name, ("--cuda-stage-tiles",))
-    assert "staged_tiles" in strategies, strategies
+def test_emulated_warp_tiles_match_onnxruntime(tmp_path, name):
+    """--no-cuda-stage-tiles: each warp loads its fragments from global memory."""
+    expected, actual, strategies = compile_and_emulate(tmp_path, name, ("--no-cuda-stage-tiles",))
+    assert "tensor_cores" in strategies and "staged_tiles" not in strategies, strategies
     for want, got in zip(expected, actual):
         assert_close(got, want)
 
@@ -187,7 +196,7 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
     block per row (RowKernels.cpp), and matches ONNX Runtime."""
     expected, actual, strategies = compile_and_emulate(tmp_path, name)
     assert "rows" in strategies, strategies
-    assert strategies <= {"rows", "tensor_cores", "vector"}, strategies
+    assert strategies <= {"rows", "tensor_cores", "staged_tiles", "vector"}, strategies
     for want, got in zip(expected, actual):
         assert_close(got, want)
 
@@ -228,7 +237,7 @@ def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
     expected, actual, _ = compile_and_emulate(tmp_path, "dense_residual_norm")
     engine = tmp_path / "dense_residual_norm.engine"
     _, plan, _, _ = read_engine(engine)
-    assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores", "rows", "tensor_cores"]
+    assert [kind(l) for l in plan["launches"]] == ["tensor_cores", "rows", "tensor_cores"]
     assert set(plan["launches"][0]["nodes"]) == {"MatMul_0", "Add_1", "Add_2"}
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -240,7 +249,7 @@ def test_mlp_is_two_tensor_core_kernels(tmp_path):
     after the first, bias + residual before the second)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "ffn_gelu")
     _, plan, _, _ = read_engine(tmp_path / "ffn_gelu.engine")
-    assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores", "tensor_cores"]
+    assert [kind(l) for l in plan["launches"]] == ["tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Erf_4", "Mul_9"} <= set(plan["launches"][0]["nodes"])
     assert set(plan["launches"][1]["nodes"]) == {"MatMul_10", "Add_11", "Add_12"}
     for want, got in zip(expected, actual):
@@ -254,7 +263,7 @@ def test_grown_mlp_keeps_its_neighbours_in_its_kernels(tmp_path):
     padded home is a kernel of its own."""
     expected, actual, _ = compile_and_emulate(tmp_path, "ffn_grown")
     _, plan, _, _ = read_engine(tmp_path / "ffn_grown.engine")
-    assert [l["strategy"] for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
+    assert [kind(l) for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Relu_2"} <= set(plan["launches"][1]["nodes"])
     assert {"MatMul_3", "Add_4", "Add_5"} <= set(plan["launches"][2]["nodes"])
     for want, got in zip(expected, actual):
@@ -267,7 +276,7 @@ def test_epilogues_over_a_grown_map_join_their_kernels(tmp_path):
     the tensor-core kernels."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_grown_map")
     _, plan, _, _ = read_engine(tmp_path / "conv_grown_map.engine")
-    kernels = [l for l in plan["launches"] if l["strategy"] == "tensor_cores"]
+    kernels = [l for l in plan["launches"] if kind(l) == "tensor_cores"]
     assert len(kernels) == 2, plan["launches"]
     assert {"Conv_0", "Relu_1"} <= set(kernels[0]["nodes"]), kernels[0]["nodes"]
     assert {"Conv_2", "Add_3"} <= set(kernels[1]["nodes"]), kernels[1]["nodes"]
@@ -284,11 +293,11 @@ def test_bottleneck_blocks_are_their_convolutions_kernels(tmp_path):
     first convolution where it is and its residual add from there."""
     expected, actual, _ = compile_and_emulate(tmp_path, "bottlenecks")
     _, plan, _, _ = read_engine(tmp_path / "bottlenecks.engine")
-    strategies = [l["strategy"] for l in plan["launches"]]
+    strategies = [kind(l) for l in plan["launches"]]
     assert strategies.count("tensor_cores") == 6, plan["launches"]
     assert len(strategies) == 9, plan["launches"]
     for launch in plan["launches"]:
-        if launch["strategy"] == "tensor_cores":  # Its ReLU (and add) joined.
+        if kind(launch) == "tensor_cores":  # Its ReLU (and add) joined.
             assert len(launch["nodes"]) >= 2, launch["nodes"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -360,16 +369,21 @@ def test_depthwise_convolution_keeps_its_neighbours_in_its_kernel(tmp_path):
         assert_close(got, want)
 
 
-def test_warp_barriers_of_prologues_and_epilogues_are_checked(tmp_path):
+@pytest.mark.parametrize("flags,count", [((), 4), (("--no-cuda-stage-tiles",), 2)],
+                         ids=["default", "warp_tiles"])
+def test_warp_barriers_of_prologues_and_epilogues_are_checked(tmp_path, flags, count):
     """A fused epilogue reads, lane by lane, the tile a WMMA store left in
     shared memory; a fused prologue's lanes write the tile a WMMA load then
     reads. Without the warp barrier (bar.warp.sync) between, lanes could
-    see stale memory: the emulator must refuse each kernel without it."""
+    see stale memory: the emulator must refuse each kernel without it.
+    (Warp-a-tile kernels: kernel_0's epilogue, kernel_1's prologue; staged
+    tiles pass each fragment through the scratch apart, with a barrier on
+    each side of the lanes' work.)"""
     from gpu_emulator import EmulationError, run_launches
-    compile_and_emulate(tmp_path, "ffn_gelu")
+    compile_and_emulate(tmp_path, "ffn_gelu", flags)
     lines = (tmp_path / "ffn_gelu-kernels" / "kernels.mlir").read_text().splitlines()
     syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
-    assert len(syncs) == 2, syncs  # kernel_0's epilogue, kernel_1's prologue.
+    assert len(syncs) == count, syncs
     rng = np.random.default_rng(0)
     # x, w1, b1, w2, b2, y, and the arena (2 x 2 x 32 x 256 floats).
     sizes = (2 * 32 * 64, 64 * 256, 256, 256 * 64, 64, 2 * 32 * 64, 2 * 2 * 32 * 256)
@@ -388,7 +402,7 @@ def test_head_transposes_are_read_through(tmp_path):
     nodes = {node for l in plan["launches"] for node in l["nodes"]}
     assert not nodes & {"Transpose_5", "Transpose_6", "Transpose_7"}, nodes
     assert ["MatMul_10", "Transpose_11"] in [l["nodes"] for l in plan["launches"]]
-    assert [l["strategy"] for l in plan["launches"]].count("tensor_cores") == 2
+    assert [kind(l) for l in plan["launches"]].count("tensor_cores") == 2
     for want, got in zip(expected, actual):
         assert_close(got, want)
 
@@ -416,7 +430,7 @@ def test_the_next_convolution_reads_the_relu_through_bounds_checks(tmp_path):
     tensor cores (three, with the copy, before 2026-11-26)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_relu_pad")
     _, plan, _, _ = read_engine(tmp_path / "conv_relu_pad.engine")
-    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+    assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", ["Conv_0", "Relu_1"]), ("tensor_cores", ["Conv_2"])], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -433,16 +447,15 @@ def test_producers_of_operands_run_in_the_tensor_core_kernel(tmp_path, name, nod
     one launch. (The outputs are checked by the tests over MODELS.)"""
     compile_and_emulate(tmp_path, name)
     _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
-    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+    assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", nodes)], plan["launches"]
 
 
 def test_staged_tiles_leave_a_produced_operand_to_the_warp_tile_kernel(tmp_path):
-    """The staged-tile kernel does not compute operands: with
-    --cuda-stage-tiles a convolution whose im2col columns its kernel
-    computes keeps the warp-a-tile tensor-core kernel, in one launch."""
-    expected, actual, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu",
-                                              ("--cuda-stage-tiles",))
+    """The staged-tile kernel (the default) does not compute operands: a
+    convolution whose im2col columns its kernel computes keeps the
+    warp-a-tile tensor-core kernel, in one launch."""
+    expected, actual, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu")
     _, plan, _, _ = read_engine(tmp_path / "conv3x3_bias_relu.engine")
     assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores"], plan["launches"]
     for want, got in zip(expected, actual):
@@ -477,7 +490,7 @@ def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
     (a thread per output, with its bias and hardsigmoid) and the scaling."""
     expected, actual, _ = compile_and_emulate(tmp_path, "se_block")
     _, plan, _, _ = read_engine(tmp_path / "se_block.engine")
-    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+    assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("rows", ["GlobalAveragePool_0"]), ("block_reduction", ["Conv_1", "Relu_2"]),
         ("simt", ["Conv_3", "HardSigmoid_4"]), ("vector", ["Mul_5"])], plan["launches"]
     for want, got in zip(expected, actual):
@@ -512,7 +525,7 @@ def test_a_convolution_short_of_a_tile_runs_on_the_tensor_cores(tmp_path):
         {"x": (1, 48, 20, 20)}, {"y": (1, 12, 20, 20)}, {"w": (12, 48, 1, 1), "b": (12,)})
     expected, actual, _ = compile_and_emulate_model(tmp_path, "conv_short", model, {})
     _, plan, _, _ = read_engine(tmp_path / "conv_short.engine")
-    assert [(l["strategy"], l["nodes"]) for l in plan["launches"]] == [
+    assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", ["Conv_0", "Relu_1"])], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -537,7 +550,7 @@ def test_a_convolution_with_a_unit_kernel_dim_runs_on_the_tensor_cores(tmp_path)
         {"w1": (60, 32, 1, 3), "w2": (64, 60, 1, 1)})
     expected, actual, strategies = compile_and_emulate_model(tmp_path, "conv_1x3", model, {})
     _, plan, _, _ = read_engine(tmp_path / "conv_1x3.engine")
-    launches = [(l["strategy"], l["nodes"]) for l in plan["launches"]]
+    launches = [(kind(l), l["nodes"]) for l in plan["launches"]]
     assert ("tensor_cores", ["Conv_0", "Sigmoid_1", "Mul_2"]) in launches, launches
     assert "block_reduction" not in strategies, launches
     for want, got in zip(expected, actual):
@@ -548,7 +561,7 @@ def test_the_models_cover_every_strategy(tmp_path):
     seen = set()
     for name in MODELS:
         seen |= compile_and_emulate(tmp_path, name)[2]
-    seen |= compile_and_emulate(tmp_path, "matmul_staged", ("--cuda-stage-tiles",))[2]
+    seen |= compile_and_emulate(tmp_path, "matmul_staged", ("--no-cuda-stage-tiles",))[2]
     assert seen >= {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector",
                     "simt"}, seen
 
@@ -562,7 +575,7 @@ REAL_CLASSIFIERS = {
 }
 
 
-@pytest.mark.parametrize("flags", [(), ("--cuda-stage-tiles",)], ids=["default", "staged_tiles"])
+@pytest.mark.parametrize("flags", [(), ("--no-cuda-stage-tiles",)], ids=["default", "warp_tiles"])
 @pytest.mark.parametrize("name", sorted(REAL_CLASSIFIERS))
 def test_emulated_real_classifier(tmp_path, name, flags):
     rel, shape, fetch = REAL_CLASSIFIERS[name]
@@ -620,7 +633,7 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
          "wo": (64, 64), "bo": (64,)}, scale=0.125)
     expected, actual, _ = compile_and_emulate_model(tmp_path, "attention_grown", model, {})
     _, plan, _, _ = read_engine(tmp_path / "attention_grown.engine")
-    launches = [(l["strategy"], l["nodes"]) for l in plan["launches"]]
+    launches = [(kind(l), l["nodes"]) for l in plan["launches"]]
     assert [s for s, _ in launches] == \
         ["rows"] + ["tensor_cores"] * 2 + ["rows"] + ["tensor_cores"] * 2, launches
     assert sorted(launches[1][1]) == ["MatMul_k", "MatMul_q", "MatMul_v"], launches
@@ -675,7 +688,7 @@ def test_a_single_short_row_is_one_kernel(tmp_path):
     for want, got in zip(expected, actual):
         assert_close(got, want)
     _, plan, _, _ = read_engine(tmp_path / "one_row.engine")
-    launches = [(l["strategy"], l["grid"]) for l in plan["launches"]]
+    launches = [(kind(l), l["grid"]) for l in plan["launches"]]
     assert launches == [("rows", [1, 1, 1])] * 2, launches
 
 

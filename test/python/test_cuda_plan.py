@@ -12,6 +12,8 @@ import subprocess
 import sys
 from collections import Counter
 
+import pytest
+
 from infer_cpu import INFER_OPT, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -51,17 +53,21 @@ def test_block_reductions_and_tensor_cores_are_named(tmp_path):
     assert [strategy(l) for l in launches] == ["rows"]
     model = REPO / "test/Codegen/CUDA/Inputs/matmul.onnxtext"
     launches = compile_engine(tmp_path, model, "a:64x32")
-    assert "tensor_cores" in {strategy(l) for l in launches}
+    assert TENSOR_CORES & {strategy(l) for l in launches}
     # Without TF32 the same MatMul is a SIMT kernel.
     launches = compile_engine(tmp_path, model, "a:64x32", "--no-tf32")
-    assert "tensor_cores" not in {strategy(l) for l in launches}
+    assert not TENSOR_CORES & {strategy(l) for l in launches}
 
 
-def test_staged_tiles_are_named(tmp_path):
-    """--cuda-stage-tiles: the MatMul's kernel is recorded as staged_tiles,
-    a tensor-core kernel."""
+@pytest.mark.parametrize("flags", [(), ("--cuda-stage-tiles",)], ids=["default", "asked"])
+def test_staged_tiles_are_named(tmp_path, flags):
+    """Staged tiles (the default, or --cuda-stage-tiles): the MatMul's kernel
+    is recorded as staged_tiles, a tensor-core kernel; with
+    --no-cuda-stage-tiles as tensor_cores."""
     model = REPO / "test/Codegen/CUDA/Inputs/matmul_staged.onnxtext"
-    launches = compile_engine(tmp_path, model, "a:128x96", "--cuda-stage-tiles")
+    launches = compile_engine(tmp_path, model, "a:128x96", *flags)
     staged = [l for l in launches if strategy(l) == "staged_tiles"]
     assert len(staged) == 1 and staged[0]["tensor_cores"]
     assert "tensor_cores" not in {strategy(l) for l in launches}
+    launches = compile_engine(tmp_path, model, "a:128x96", "--no-cuda-stage-tiles")
+    assert [strategy(l) for l in launches] == ["tensor_cores"]

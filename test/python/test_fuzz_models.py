@@ -26,7 +26,7 @@ SEEDS = {"cnn": [1, 6], "transformer": [2, 3], "tensor": [4, 7], "contractions":
 
 @pytest.mark.parametrize("family,seed", [(f, s) for f, seeds in SEEDS.items() for s in seeds])
 def test_seed_agrees_with_onnxruntime(tmp_path, family, seed):
-    result = fuzz_models.check_seed(seed, tmp_path, [[], ["--cuda-stage-tiles"]], keep=False,
+    result = fuzz_models.check_seed(seed, tmp_path, [[], ["--no-cuda-stage-tiles"]], keep=False,
                                     family=family)
     assert not result["failures"], result["failures"]
     assert not result["unsupported"], result["unsupported"]

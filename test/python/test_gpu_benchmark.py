@@ -91,3 +91,34 @@ def test_outputs_are_held_to_tf32s_tolerance_or_float32s():
     assert check("m", got, ref, tf32=True)
     assert not check("m", got, ref, tf32=False)
     assert check("m", {"y": ref["y"].copy()}, ref, tf32=False)
+
+
+INFER_RUN_STUB = """#!/usr/bin/env python3
+import json, sys, time
+args = sys.argv[1:]
+if args[0].endswith("slow.engine"):
+    time.sleep(30)
+report = args[args.index("--json") + 1]
+json.dump({"gpu_ms": {"p50": 1.5}, "latency_ms": {"p50": 2.0}, "throughput_per_s": 500.0},
+          open(report, "w"))
+"""
+
+
+def test_a_cut_off_run_keeps_the_models_it_timed(tmp_path):
+    """The device tool stops a phase at its deadline: the table is written
+    after each model, and without the PyTorch twins PyTorch is not imported."""
+    stub = tmp_path / "infer-run"
+    stub.write_text(INFER_RUN_STUB)
+    stub.chmod(0o755)
+    manifest = [{"name": name, "engine": f"{name}.engine", "inputs": {}, "reference": {}}
+                for name in ("fast", "slow")]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    md = tmp_path / "r.md"
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, str(REPO / "scripts" / "bench" / "gpu.py"), "--dir",
+                        str(tmp_path), "--infer-run", str(stub), "--no-torch", "--markdown",
+                        str(md), "--json", str(tmp_path / "r.json")], timeout=10)
+    text = md.read_text()
+    assert "| fast | 1.500 | 2.000 | 500.0 |" in text, text
+    assert "slow" not in text
+    assert "PyTorch not run." in text

@@ -61,9 +61,10 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     assert took < 40, took  # The never-ending profiler was stopped at the deadline.
     log = (out / "gpu-check.log").read_text()
     assert "phase runtime: done" in log
+    assert "phase restore: done" in log
     assert "phase bench: done" in log
     assert "phase profiles: timed out" in log
-    for later in ("torch", "conformance", "staged", "batch8"):
+    for later in ("torch", "conformance", "direct", "batch8"):
         assert f"phase {later}: skipped, no time left" in log
     # At most 8 files come back from the device tool: the log, the tables
     # and one archive.
@@ -75,6 +76,24 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     assert {f"gpu-{day}.md", f"gpu-{day}.json"} <= names
     # The summary is the output's end, which the device tool returns.
     assert run.stdout.rstrip().splitlines()[-1].startswith("phase batch8: skipped")
+
+
+def test_chosen_phases_run_in_their_order(tmp_path):
+    repo, env = fake_repo(tmp_path)
+    out = tmp_path / "out"
+    env["GPU_CHECK_PHASES"] = "runtime,batch8 bench"
+    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    outcomes = [line for line in run.stdout.splitlines() if line.startswith("phase ")]
+    assert [line.split(":")[0] for line in outcomes[-3:]] == [
+        "phase runtime", "phase batch8", "phase bench"]
+    assert "profiles" not in (out / "gpu-check.log").read_text()
+    env["GPU_CHECK_PHASES"] = "runtime stagd"
+    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "no phase 'stagd' in GPU_CHECK_PHASES" in run.stderr
 
 
 def test_run_without_prepare_says_so(tmp_path):

@@ -70,7 +70,8 @@ struct Options {
   std::string target = "cpu";
   bool allowTF32 = true;
   bool tf32Asked = false; // --allow-tf32 given, not only defaulted.
-  bool stageTiles = false;
+  bool stageTiles = true;
+  bool stageTilesAsked = false; // --cuda-stage-tiles given, not only defaulted.
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
   bool inspect = false;
@@ -516,7 +517,7 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
                     "use it with --target=cpu and --emit=linalg or later\n";
     return kExitBadInput;
   }
-  if (opts.stageTiles && (cudaArchs.empty() || !opts.allowTF32)) {
+  if (opts.stageTilesAsked && (cudaArchs.empty() || !opts.allowTF32)) {
     llvm::errs() << "infer-opt: error: --cuda-stage-tiles changes the CUDA tensor-core kernels: "
                     "use it with --target=cuda:... and without --no-tf32\n";
     return kExitBadInput;
@@ -526,7 +527,7 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
   auto preAmpere = llvm::find_if(cudaArchs, [](const std::string &arch) {
     return std::stoi(arch.substr(3)) < 80; // parseTarget checked "sm_N".
   });
-  if (preAmpere != cudaArchs.end() && opts.stageTiles) {
+  if (preAmpere != cudaArchs.end() && opts.stageTilesAsked) {
     llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
                  << *preAmpere << " does not have: target sm_80 or newer\n";
     return kExitBadInput;
@@ -545,6 +546,10 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
                     "float32 (as with --no-tf32)\n";
     opts.allowTF32 = false;
   }
+  // Tiles staged in shared memory by default where they can be (TF32 on an
+  // sm_80 or newer list): on an H100 they were faster than the warps'
+  // direct fragment loads on every model timed (docs/benchmarks/gpu-2026-11-26.md).
+  opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;
@@ -754,10 +759,12 @@ int main(int argc, char **argv) {
       "CUDA: let float32 matmuls and convolutions use TF32 tensor cores, their inputs rounded to "
       "TF32 (the default, as in TensorRT; off when --target names an architecture older than "
       "sm_80, which has none); --no-tf32 keeps them in full float32");
-  app.add_flag("--cuda-stage-tiles", opts.stageTiles,
-               "CUDA, experimental: tensor-core kernels stage A and B tiles in shared memory "
-               "(16-byte loads, blocks of up to 64x64, several fragments a warp) instead of "
-               "loading each warp's fragments from global memory; off until measured on a GPU");
+  CLI::Option *stageTiles = app.add_flag(
+      "--cuda-stage-tiles,!--no-cuda-stage-tiles", opts.stageTiles,
+      "CUDA: float32 tensor-core kernels stage their A and B tiles in shared memory (16-byte "
+      "cp.async copies, blocks of up to 64x64, several fragments a warp, the next tiles copied "
+      "while the tensor cores work); the default with TF32 on sm_80 and newer. "
+      "--no-cuda-stage-tiles has each warp load its fragments from global memory");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
                "kernels from (bias adds as contractions' initial values, Q, K and V merged, "
@@ -790,6 +797,7 @@ int main(int argc, char **argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   opts.tf32Asked = tf32->count() > 0 && opts.allowTF32;
+  opts.stageTilesAsked = stageTiles->count() > 0 && opts.stageTiles;
   if (opts.inspect)
     return inspectEngine(opts.input);
   std::vector<std::string> commandLine(argv + 1, argv + argc);

@@ -82,6 +82,10 @@ class Buffer:
             # whole warp) and how many warp barriers it had passed.
             self.write_lane = np.full(self.bytes.size, -1, dtype=np.int8)
             self.write_sync = np.full(self.bytes.size, -1)
+            # Likewise for the reads of one warp: the reading lane (-1: a
+            # WMMA load; -3: several lanes) and its warp barriers passed.
+            self.read_lane = np.full(self.bytes.size, -1, dtype=np.int8)
+            self.read_sync = np.full(self.bytes.size, -1)
             self.in_flight = np.zeros(self.bytes.size, dtype=np.int32)  # cp.async copies.
 
     def typed(self, byte_base: int, dtype: np.dtype) -> np.ndarray:

@@ -41,6 +41,14 @@ class MemoryOps:
             raise EmulationError("shared memory read by a lane of a warp that another lane (or a "
                                  "WMMA store) of it wrote, with no warp barrier between")
         if write:
+            # And a lane's write waits for the other lanes' reads (or a WMMA
+            # load's, or a WMMA store for the lanes' reads).
+            read_here = (buffer.read_epoch[where] == e) & (buffer.read_warp[where] == warp) & \
+                (buffer.read_sync[where] == self.warp_syncs[warp])
+            if (read_here & (buffer.read_lane[where] != byte_lanes)).any():
+                raise EmulationError("shared memory written by a lane of a warp (or a WMMA store) "
+                                     "that another lane (or a WMMA load) of it read, with no "
+                                     "warp barrier between")
             buffer.write_lane[where] = byte_lanes
             buffer.write_sync[where] = self.warp_syncs[warp]
             if ((buffer.read_epoch[where] == e) & (buffer.read_warp[where] != warp)).any():
@@ -68,9 +76,26 @@ class MemoryOps:
                 raise EmulationError("shared memory read before anything wrote it")
             same = buffer.read_epoch[where] == e
             other = same & (buffer.read_warp[where] != warp)
+            self._note_read_lanes(buffer, where, byte_lanes, warp)
             buffer.read_warp[where] = np.where(other, -2,
                                                np.where(same, buffer.read_warp[where], warp))
             buffer.read_epoch[where] = e
+
+    def _note_read_lanes(self, buffer, where: np.ndarray, byte_lanes: np.ndarray,
+                         warp: int) -> None:
+        """Records which lane of `warp` read each byte of `where` since its
+        last warp barrier: -3 where several did (in this access or with an
+        earlier one)."""
+        order = np.lexsort((byte_lanes, where))
+        ordered, lanes = where[order], byte_lanes[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        byte = ordered[starts]
+        low, high = lanes[starts], np.maximum.reduceat(lanes, starts)
+        lane = np.where(low == high, low, -3)
+        earlier = (buffer.read_epoch[byte] == self.epoch) & (buffer.read_warp[byte] == warp) & \
+            (buffer.read_sync[byte] == self.warp_syncs[warp])
+        buffer.read_lane[byte] = np.where(earlier & (buffer.read_lane[byte] != lane), -3, lane)
+        buffer.read_sync[byte] = self.warp_syncs[warp]
 
     def count_traffic(self, view: View, elements: np.ndarray, threads: np.ndarray, write: bool,
                       lanes: int = 1, requests: int | None = None) -> None:

@@ -321,11 +321,12 @@ def test_emulator_catches_a_missing_async_wait(tmp_path):
 def test_emulator_catches_a_missing_prologue_barrier(tmp_path):
     """The staged kernel's prologue passes C's start through the warps'
     tiles, which the first rounds' copies overwrite: without the barrier
-    between them, a warp would store over a tile another still reads."""
+    between them, copies would land on floats that lanes of the same warp
+    (or another warp) still read."""
     text, shapes, _ = FUSED_CASES["prologue_split_k"]
     generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
     # After the prologue, one a round, after the rounds, before the sums meet.
-    assert_refused_without(generic, shapes, '"gpu.barrier"', 4, "no barrier between")
+    assert_refused_without(generic, shapes, '"gpu.barrier"', 4, "barrier between")
 
 
 def test_emulator_catches_an_out_of_bounds_tile(tmp_path):
@@ -381,3 +382,31 @@ def test_emulator_accepts_the_same_nan_copied_by_two_warps(tmp_path):
     arrays = [np.full(int(np.prod(s)), np.nan, np.float32) for s in shapes]
     run_launches(generic, arrays)
     assert np.isnan(arrays[2]).all()
+
+
+def test_emulator_catches_a_fragment_stored_over_one_the_lanes_read(tmp_path):
+    """With 2 x 2 fragments a warp, each fragment passes through the warp's
+    16 x 16 floats for its epilogue: the warp stores it, the lanes read it,
+    and the warp stores the next over it. Without the warp barrier after a
+    store the emulator must refuse the kernel as a read of other lanes'
+    writes; without the one before a later store, as a write over another
+    lane's read. (The barrier before each group's first store follows a
+    block barrier: it is not needed, and removing it is accepted.)"""
+    text, shapes, _ = FUSED_CASES["register_blocked"]
+    generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
+    lines = generic.splitlines()
+    syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
+    assert len(syncs) == 16, syncs  # Two groups of 4 fragments, 2 barriers each.
+    outcomes = []
+    for index in syncs[:4]:  # The first group's first two fragments (seconds each).
+        broken = "\n".join(line for i, line in enumerate(lines) if i != index)
+        rng = np.random.default_rng(0)
+        arrays = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]
+        try:
+            run_launches(broken, arrays)
+            outcomes.append("accepted")
+        except EmulationError as error:
+            outcomes.append("write after read" if "written by a lane" in str(error) else
+                            "read after write" if "read by a lane" in str(error) else str(error))
+    assert outcomes == ["accepted", "read after write", "write after read",
+                        "read after write"], outcomes

@@ -547,8 +547,9 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
     opts.allowTF32 = false;
   }
   // Tiles staged in shared memory by default where they can be (TF32 on an
-  // sm_80 or newer list): on an H100 they were faster than the warps'
-  // direct fragment loads on every model timed (docs/benchmarks/gpu-2026-11-26.md).
+  // sm_80 or newer list): on an H100 they beat the warps' direct fragment
+  // loads on every large model timed, the small ones within noise
+  // (docs/benchmarks/gpu-2026-11-26.md).
   opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";

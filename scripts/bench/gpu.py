@@ -266,7 +266,7 @@ def main() -> int:
     for arch in [a for a in args.torch_archs.split(",") if a and a not in have]:
         rows.append({"name": arch, "torch": arch, "infer": None,
                      "why_no_engine": "engine not carried (over the 64 MiB transfer limit)"})
-    write_reports(args, device, rows)  # Again after each PyTorch twin.
+    write_reports(args, device, rows)  # With the twins whose engines did not come.
     earlier = {}
     if args.torch_from:
         previous = json.loads(args.torch_from.read_text())

@@ -35,16 +35,16 @@ class MemoryOps:
         e = self.epoch
         # Within a warp, lanes see each other's writes (and a WMMA op the
         # lanes', or the lanes a WMMA store's) only after a warp barrier.
-        same_warp = (buffer.write_epoch[where] == e) & (buffer.write_warp[where] == warp) & \
-            (buffer.write_sync[where] == self.warp_syncs[warp])
+        same_warp = self._since_warp_barrier(buffer.write_epoch, buffer.write_warp,
+                                             buffer.write_sync, where, warp)
         if not write and (same_warp & (buffer.write_lane[where] != byte_lanes)).any():
             raise EmulationError("shared memory read by a lane of a warp that another lane (or a "
                                  "WMMA store) of it wrote, with no warp barrier between")
         if write:
             # And a lane's write waits for the other lanes' reads (or a WMMA
             # load's, or a WMMA store for the lanes' reads).
-            read_here = (buffer.read_epoch[where] == e) & (buffer.read_warp[where] == warp) & \
-                (buffer.read_sync[where] == self.warp_syncs[warp])
+            read_here = self._since_warp_barrier(buffer.read_epoch, buffer.read_warp,
+                                                 buffer.read_sync, where, warp)
             if (read_here & (buffer.read_lane[where] != byte_lanes)).any():
                 raise EmulationError("shared memory written by a lane of a warp (or a WMMA store) "
                                      "that another lane (or a WMMA load) of it read, with no "
@@ -81,19 +81,29 @@ class MemoryOps:
                                                np.where(same, buffer.read_warp[where], warp))
             buffer.read_epoch[where] = e
 
+    def _since_warp_barrier(self, epoch: np.ndarray, warps: np.ndarray, syncs: np.ndarray,
+                            where: np.ndarray, warp: int) -> np.ndarray:
+        """Which bytes of `where` `warp` accessed (by the epoch, warp and
+        warp-barrier count recorded for them) since its last warp barrier."""
+        return (epoch[where] == self.epoch) & (warps[where] == warp) & \
+            (syncs[where] == self.warp_syncs[warp])
+
     def _note_read_lanes(self, buffer, where: np.ndarray, byte_lanes: np.ndarray,
                          warp: int) -> None:
         """Records which lane of `warp` read each byte of `where` since its
         last warp barrier: -3 where several did (in this access or with an
         earlier one)."""
-        order = np.lexsort((byte_lanes, where))
-        ordered, lanes = where[order], byte_lanes[order]
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        byte = ordered[starts]
-        low, high = lanes[starts], np.maximum.reduceat(lanes, starts)
-        lane = np.where(low == high, low, -3)
-        earlier = (buffer.read_epoch[byte] == self.epoch) & (buffer.read_warp[byte] == warp) & \
-            (buffer.read_sync[byte] == self.warp_syncs[warp])
+        if (byte_lanes == byte_lanes[0]).all():  # One lane, or a WMMA load: no sorting.
+            byte, lane = where, byte_lanes
+        else:
+            order = np.lexsort((byte_lanes, where))
+            ordered, lanes = where[order], byte_lanes[order]
+            starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+            byte = ordered[starts]
+            low, high = lanes[starts], np.maximum.reduceat(lanes, starts)
+            lane = np.where(low == high, low, -3)
+        earlier = self._since_warp_barrier(buffer.read_epoch, buffer.read_warp, buffer.read_sync,
+                                           byte, warp)
         buffer.read_lane[byte] = np.where(earlier & (buffer.read_lane[byte] != lane), -3, lane)
         buffer.read_sync[byte] = self.warp_syncs[warp]
 

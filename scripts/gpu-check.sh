@@ -35,14 +35,19 @@
 #                    twins side by side (replaces bench's tables)
 #         conformance  the ONNX backend node tests on the GPU
 #         direct     the --no-cuda-stage-tiles engines: outputs, profiles, timings
-#         batch8     throughput at batch 8 against the PyTorch twins at batch 8
+#         batch8     throughput at batch 8 against the PyTorch twins at batch 8,
+#                    and every launch timed alone (profiles-b8/)
+#         sweep      the tile-plan sweep: the batch-8 models compiled with
+#                    --cuda-tile-plan PLAN for each of GPU_SWEEP_PLANS, timed
+#                    and profiled, against the heuristic's (gpu-sweep-DATE.md,
+#                    scripts/bench/sweep.py)
 #       GPU_CHECK_PHASES="runtime conformance ..." runs only those, in that
 #       order (a second call for what the first left undone).
 #       What comes back from the device tool is at most 8 files, so OUTDIR gets
 #       gpu-check.log (everything printed, and each phase's outcome and
 #       seconds), the tables (gpu-DATE.md, gpu-direct-DATE.md, gpu-b8-DATE.md,
-#       cuda.md) and results.tar.gz (those and their JSON, cuda.json and
-#       every launch's time in profiles/ and profiles-direct/), rewritten after
+#       gpu-sweep-DATE.md, cuda.md) and results.tar.gz (those and their JSON,
+#       cuda.json and every launch's time in profiles*/), rewritten after
 #       each phase. Copy the tables to docs/benchmarks/ and
 #       docs/conformance/ and unpack the JSON beside them.
 #
@@ -53,6 +58,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 CARRY=build-carry
+# The sweep's plans (infer-opt --cuda-tile-plan; no spaces within one) and
+# models: warps of 4 fragments a side (blocks of 128) are what the heuristic
+# never picks; warp=2x2 is its largest, taken whatever the block count.
+SWEEP_PLANS=${GPU_SWEEP_PLANS:-warp=4x4 warp=4x2 warp=2x2}
+SWEEP_MODELS=${GPU_SWEEP_MODELS:-bert-base,vit-b16,resnet50}
 
 prepare() {
   local py=.venv/bin/python infer_opt=build/bin/infer-opt
@@ -74,6 +84,12 @@ prepare() {
   echo "== models with PyTorch twins at batch 8 (timing only)"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-b8" --batch 8 \
     --models mobilenetv2,resnet50,bert-base,vit-b16,gpt2
+  echo "== the tile-plan sweep at batch 8 (timing only): ${SWEEP_PLANS// /, }"
+  local plan
+  for plan in $SWEEP_PLANS; do
+    $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-sweep/$plan" \
+      --batch 8 --models "$SWEEP_MODELS" --flag=--cuda-tile-plan="$plan"
+  done
   # What travels: the repo's files and the carry, 64 MiB at most.
   local bytes
   bytes=$(( $(du -sb "$CARRY" | cut -f1) + $(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1) ))
@@ -100,6 +116,7 @@ phase_restore() { python3 scripts/gpu_models.py --restore "$CARRY/models"; }
 bench() { # bench DIR NAME [gpu.py flags...]
   local dir=$1 name=$2
   shift 2
+  mkdir -p "$(dirname "$WORK/$name")"
   PYTHONUNBUFFERED=1 python3 scripts/bench/gpu.py --dir "$dir" --infer-run build-gpu/bin/infer-run \
     --markdown "$WORK/$name.md" --json "$WORK/$name.json" ${GPU_BENCH_ARGS:-} "$@"
 }
@@ -124,7 +141,30 @@ phase_direct() {
     --title "GPU benchmark, $DAY: --no-cuda-stage-tiles"
 }
 phase_batch8() {
+  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-b8/manifest.json" --profile \
+    --profile-dir "$WORK/profiles-b8" || true
   bench "$CARRY/models-b8" "gpu-b8-$DAY" --title "GPU benchmark, $DAY: batch 8"
+}
+phase_sweep() {
+  local dir plan baseline=$WORK/gpu-b8-$DAY.json
+  [[ -d $CARRY/models-sweep ]] || { echo "gpu-check: no $CARRY/models-sweep: prepare again" >&2; return 1; }
+  # The heuristic's engines, unless batch8 timed and profiled them.
+  [[ -d $WORK/profiles-b8 ]] || python3 scripts/cuda_plan_exec.py \
+    --manifest "$CARRY/models-b8/manifest.json" --profile --profile-dir "$WORK/profiles-b8" || true
+  if [[ ! -f $baseline ]]; then
+    baseline=$WORK/sweep/heuristic.json
+    bench "$CARRY/models-b8" sweep/heuristic --no-torch
+  fi
+  local runs=(--run heuristic "$baseline" "$WORK/profiles-b8")
+  for dir in "$CARRY"/models-sweep/*/; do
+    plan=$(basename "$dir")
+    python3 scripts/cuda_plan_exec.py --manifest "$dir/manifest.json" --profile \
+      --profile-dir "$WORK/profiles-sweep/$plan" || true
+    bench "$dir" "sweep/$plan" --no-torch --title "GPU benchmark, $DAY: batch 8, $plan"
+    runs+=(--run "$plan" "$WORK/sweep/$plan.json" "$WORK/profiles-sweep/$plan")
+    # After each plan: a cut-off sweep keeps the plans it timed.
+    python3 scripts/bench/sweep.py --markdown "$WORK/gpu-sweep-$DAY.md" "${runs[@]}"
+  done
 }
 
 # What comes back: the log, the tables, and one archive of everything.
@@ -149,7 +189,7 @@ run() {
   local budget=${GPU_CHECK_SECONDS:-540} log="$OUT_DIR/gpu-check.log"
   local deadline=$((SECONDS + budget)) failed=0 name left start rc
   echo "gpu-check: $budget s for the phases, from $(date -u +%T) UTC" | tee "$log"
-  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance direct batch8}
+  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance direct batch8 sweep}
   for name in ${phases//,/ }; do
     if ! declare -F "phase_$name" >/dev/null; then
       echo "gpu-check: no phase '$name' in GPU_CHECK_PHASES" >&2

@@ -104,11 +104,22 @@ class Emulator:
                 elif symbol.name == "memref.global":
                     self.globals[match.group(1)] = symbol
         self.launches = []
-        for entry in re.finditer(r"\{args = \[([\d, ]*)\], block = (\d+) : i64, grid = (\d+) : "
-                                 r'i64, kernel = "(\w+)"', module.text):
-            args, block, grid, kernel = entry.groups()
-            self.launches.append({"args": [int(a) for a in args.split(",") if a.strip()],
-                                  "block": int(block), "grid": int(grid), "kernel": kernel})
+        # Each launch record is a dictionary without nested ones; the keys
+        # read here are among others (strategy, config, ...).
+        plan = re.search(r"infer\.launches = \[(.*?\})\]", module.text)
+        for entry in re.findall(r"\{[^{}]*\}", plan.group(1) if plan else ""):
+            field = {key: re.search(pattern, entry) for key, pattern in (
+                ("args", r"args = \[([\d, ]*)\]"), ("block", r"block = (\d+) : i64"),
+                ("grid", r"grid = (\d+) : i64"), ("kernel", r'kernel = "(\w+)"'))}
+            missing = [key for key, found in field.items() if not found]
+            if missing:
+                raise EmulationError(f"a launch record without {', '.join(missing)}: {entry}")
+            self.launches.append({
+                "args": [int(a) for a in field["args"].group(1).split(",") if a.strip()],
+                "block": int(field["block"].group(1)), "grid": int(field["grid"].group(1)),
+                "kernel": field["kernel"].group(1)})
+        if not self.launches and any(f.name == "gpu.func" for f in self.funcs.values()):
+            raise EmulationError("kernels but no launch records (infer.launches) to run them")
 
     def function(self, name: str) -> Op:
         if name not in self.funcs:

@@ -23,7 +23,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument('--markdown'); ap.add_argument('--json')
 args, _ = ap.parse_known_args()
 pathlib.Path(args.markdown).write_text('| model | ms |\\n')
-pathlib.Path(args.json).write_text(json.dumps({'models': []}))
+pathlib.Path(args.json).write_text(json.dumps({'models': [
+    {'name': 'm-b8', 'infer': {'report': {'gpu_ms': {'p50': 2.0}}}}]}))
 """
 SLOW = "import time\ntime.sleep(300)\n"
 CMAKE = """#!/bin/sh
@@ -64,7 +65,7 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     assert "phase restore: done" in log
     assert "phase bench: done" in log
     assert "phase profiles: timed out" in log
-    for later in ("torch", "conformance", "direct", "batch8"):
+    for later in ("torch", "conformance", "direct", "batch8", "sweep"):
         assert f"phase {later}: skipped, no time left" in log
     # At most 8 files come back from the device tool: the log, the tables
     # and one archive.
@@ -75,25 +76,60 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
         names = {Path(n).name for n in archive.getnames()}
     assert {f"gpu-{day}.md", f"gpu-{day}.json"} <= names
     # The summary is the output's end, which the device tool returns.
-    assert run.stdout.rstrip().splitlines()[-1].startswith("phase batch8: skipped")
+    assert run.stdout.rstrip().splitlines()[-1].startswith("phase sweep: skipped")
 
 
 def test_chosen_phases_run_in_their_order(tmp_path):
     repo, env = fake_repo(tmp_path)
     out = tmp_path / "out"
-    env["GPU_CHECK_PHASES"] = "runtime,batch8 bench"
+    env["GPU_CHECK_PHASES"] = "runtime,torch bench"
     run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     outcomes = [line for line in run.stdout.splitlines() if line.startswith("phase ")]
     assert [line.split(":")[0] for line in outcomes[-3:]] == [
-        "phase runtime", "phase batch8", "phase bench"]
+        "phase runtime", "phase torch", "phase bench"]
     assert "profiles" not in (out / "gpu-check.log").read_text()
     env["GPU_CHECK_PHASES"] = "runtime stagd"
     run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
                          env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert "no phase 'stagd' in GPU_CHECK_PHASES" in run.stderr
+
+
+# A profiler that writes one staged-tiles launch, faster in warp=4x4's engine.
+PROFILER = """import argparse, json, pathlib
+ap = argparse.ArgumentParser()
+ap.add_argument('--profile-dir'); ap.add_argument('--manifest'); ap.add_argument('--profile', action='store_true')
+args = ap.parse_args()
+d = pathlib.Path(args.profile_dir); d.mkdir(parents=True, exist_ok=True)
+ms = 0.5 if '4x4' in d.name else 1.0
+(d / 'm-b8.profile.json').write_text(json.dumps([
+    {'kernel': 'kernel_0', 'strategy': 'staged_tiles', 'ms': ms},
+    {'kernel': 'kernel_1', 'strategy': 'rows', 'ms': 0.25}]))
+"""
+
+
+def test_sweep_tables_each_plan_against_the_heuristic(tmp_path):
+    repo, env = fake_repo(tmp_path)
+    shutil.copy(REPO / "scripts" / "bench" / "sweep.py", repo / "scripts" / "bench")
+    (repo / "scripts" / "cuda_plan_exec.py").write_text(PROFILER)
+    carry = repo / "build-carry"
+    for d in ("models-b8", "models-sweep/warp=4x4", "models-sweep/warp=2x2"):
+        (carry / d).mkdir(parents=True)
+        (carry / d / "manifest.json").write_text("[]")
+    out = tmp_path / "out"
+    env["GPU_CHECK_PHASES"] = "runtime sweep"
+    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    day = time.strftime("%Y-%m-%d")
+    table = (out / f"gpu-sweep-{day}.md").read_text()
+    # The heuristic first (timed here: batch8 did not run), then the plans.
+    assert "| model | `heuristic` | `warp=2x2` | `warp=4x4` |" in table
+    assert "| m-b8 | **2.000** | **2.000** | **2.000** |" in table
+    # The staged launch is fastest with warp=4x4; the rows launch is not counted.
+    assert "| m-b8 | 1.000 | 0.500 | `warp=4x4` 1 |" in table
 
 
 def test_run_without_prepare_says_so(tmp_path):

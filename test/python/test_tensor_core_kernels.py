@@ -226,22 +226,23 @@ FUSED_CASES.update({
 WARP_TILES_ONLY = {"k_tail_split_k"}
 
 
-def compile_kernels(tmp_path, text: str, stage: bool, fuse: bool = False) -> str:
+def compile_kernels(tmp_path, text: str, stage: bool, fuse: bool = False, plan: str = "") -> str:
     source = tmp_path / "case.mlir"
     source.write_text(text)
     fusion = ["--infer-cuda-fuse-epilogues"] if fuse else []
+    tile_plan = f" tile-plan={plan}" if plan else ""
     result = subprocess.run(
         [str(INFER_OPT), str(source), *fusion, "--infer-outline-kernels=root-arguments=true",
-         f"--infer-cuda-map-to-gpu=stage-tiles={'true' if stage else 'false'}",
+         f"--infer-cuda-map-to-gpu=stage-tiles={'true' if stage else 'false'}{tile_plan}",
          "--mlir-print-op-generic"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
-def run_case(tmp_path, name: str, stage: bool,
-             fuse: bool = False) -> tuple[str, list[np.ndarray]]:
+def run_case(tmp_path, name: str, stage: bool, fuse: bool = False,
+             plan: str = "") -> tuple[str, list[np.ndarray]]:
     text, shapes, reference = (FUSED_CASES if fuse else CASES)[name]
-    generic = compile_kernels(tmp_path, text, stage, fuse)
+    generic = compile_kernels(tmp_path, text, stage, fuse, plan)
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]
     expected = reference(arrays)
@@ -287,6 +288,52 @@ def test_plans_cover_the_configurations(tmp_path):
     assert plan("matmul") == (128, 3 * (32 * 36 + 32 * 40), 4)
     assert plan("split_k")[0] == 512  # 4 groups of 4 warps.
     assert plan("rows_past_m")[2] == 2  # stepK 16: 2 steps of 8.
+
+
+# Plans fixed by hand (tile-plan, infer-opt --cuda-tile-plan: sweeps on a
+# GPU), with what the heuristic never picks: warps of 4 fragments a side
+# (blocks of 128), 4 stages; on partial blocks, transposed operands, a k
+# tail, split k and a fused prologue and epilogue. Each must be taken as
+# given (the launch record's config) and match numpy.
+FORCED_PLANS = [
+    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_m", False),
+    ("warp=4x4,step=8,stages=3,groups=1", "columns_past_n_transposed", False),
+    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_m", True),
+    ("warp=4x2,step=8,stages=4,groups=1", "transposed_a", False),
+    ("warp=2x4,step=8,stages=3,groups=1", "k_tail_output_m_contiguous", False),
+    ("warp=4x1,step=8,stages=3,groups=2", "prologue_split_k", True),
+    ("warp=1x2,step=8,stages=2,groups=4", "split_k", False),
+]
+
+
+@pytest.mark.parametrize("plan,name,fuse", FORCED_PLANS,
+                         ids=[f"{name}{'-fused' if fuse else ''}-{plan}"
+                              for plan, name, fuse in FORCED_PLANS])
+def test_forced_plan_matches_numpy(tmp_path, plan, name, fuse):
+    generic, _ = run_case(tmp_path, name, stage=True, fuse=fuse, plan=plan)
+    assert re.findall(r'config = "([^"]*)"', generic) == [plan]
+
+
+def test_a_plan_that_does_not_fit_falls_back_to_the_heuristic(tmp_path):
+    """4 stages of 128 x 32 and 32 x 128 tiles would need 70 KiB of shared
+    memory: the kernel gets the heuristic's plan, and says so."""
+    text = CASES["matmul"][0]
+    forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,step=32,stages=4")
+    heuristic = compile_kernels(tmp_path, text, stage=True)
+    found = re.findall(r'config = "([^"]*)"', forced)
+    assert found == re.findall(r'config = "([^"]*)"', heuristic)
+    assert found == ["warp=1x1,step=32,stages=3,groups=1"]
+
+
+def test_a_malformed_plan_is_an_error(tmp_path):
+    source = tmp_path / "case.mlir"
+    source.write_text(CASES["matmul"][0])
+    result = subprocess.run(
+        [str(INFER_OPT), str(source), "--infer-outline-kernels=root-arguments=true",
+         "--infer-cuda-map-to-gpu=stage-tiles=true tile-plan=warp=3x2"],
+        capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "tile-plan: 'warp=3x2': warp=MxN is the fragments of 16x16" in result.stderr
 
 
 def assert_refused_without(generic: str, shapes, op: str, count: int, match: str) -> None:

@@ -72,6 +72,8 @@ struct Options {
   bool tf32Asked = false; // --allow-tf32 given, not only defaulted.
   bool stageTiles = true;
   bool stageTilesAsked = false; // --cuda-stage-tiles given, not only defaulted.
+  std::string tilePlan;          // --cuda-tile-plan.
+  bool tilePlanGiven = false;    // Even as "".
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
   bool inspect = false;
@@ -413,7 +415,10 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
   llvm::raw_string_ostream os(launches);
   for (const infer::CUDALaunch &l : a.launches) {
     os << l.kernel << " grid " << l.grid[0] << " block " << l.block[0]
-       << (l.tensorCores() ? " tensor-cores" : "") << " args";
+       << (l.tensorCores() ? " tensor-cores" : "");
+    if (!l.config.empty())
+      os << " " << l.strategy << "(" << l.config << ")";
+    os << " args";
     for (unsigned arg : l.args)
       os << " " << arg;
     os << "\n";
@@ -428,6 +433,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   options.archs = archs;
   options.allowTF32 = opts.allowTF32;
   options.stageTiles = opts.stageTiles;
+  options.tilePlan = opts.tilePlan;
   options.keepKernelsMLIR = !opts.dumpKernels.empty();
   options.printIRAfterAll = opts.printIRAfterAll;
   std::string error;
@@ -466,6 +472,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
     launch.block = l.block;
     launch.sharedBytes = l.sharedBytes;
     launch.strategy = l.strategy;
+    launch.config = l.config;
     for (unsigned arg : l.args) {
       if (arg < inputs)
         launch.args.push_back({"input", arg});
@@ -551,6 +558,20 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
   // loads on every large model timed, the small ones within noise
   // (docs/benchmarks/gpu-2026-11-26.md).
   opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
+  if (opts.tilePlanGiven) {
+    infer::TilePlanChoice choice;
+    std::string error = infer::parseTilePlanChoice(opts.tilePlan, choice);
+    if (!error.empty()) {
+      llvm::errs() << "infer-opt: error: --cuda-tile-plan: " << error << "\n";
+      return kExitBadInput;
+    }
+    if (!opts.stageTiles) {
+      llvm::errs() << "infer-opt: error: --cuda-tile-plan sets the plans of the staged-tiles "
+                      "kernels, which this compile does not make: use it with "
+                      "--target=cuda:sm_80 or newer, TF32, and without --no-cuda-stage-tiles\n";
+      return kExitBadInput;
+    }
+  }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;
@@ -766,6 +787,14 @@ int main(int argc, char **argv) {
       "cp.async copies, blocks of up to 64x64, several fragments a warp, the next tiles copied "
       "while the tensor cores work); the default with TF32 on sm_80 and newer. "
       "--no-cuda-stage-tiles has each warp load its fragments from global memory");
+  CLI::Option *tilePlan = app.add_option("--cuda-tile-plan", opts.tilePlan,
+                 "CUDA, for tuning sweeps: fix parts of every staged-tiles kernel's plan, any "
+                 "of warp=MxN (16x16 fragments a warp along m and n: 1, 2 or 4 each; a block is "
+                 "2x2 warps), step=K (k a round: 8, 16, 32), stages=S (2 to 4), groups=G (groups "
+                 "of 4 warps splitting k: 1, 2, 4), e.g. warp=4x2,step=16. A contraction the "
+                 "parts do not suit (k does not split evenly, the tiles pass 48 KiB of shared "
+                 "memory) keeps the heuristic's plan; each launch's plan is in the engine's "
+                 "launch records ('config') and --dump-kernels' launches.txt");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
                "kernels from (bias adds as contractions' initial values, Q, K and V merged, "
@@ -799,6 +828,7 @@ int main(int argc, char **argv) {
   }
   opts.tf32Asked = tf32->count() > 0 && opts.allowTF32;
   opts.stageTilesAsked = stageTiles->count() > 0 && opts.stageTiles;
+  opts.tilePlanGiven = tilePlan->count() > 0;
   if (opts.inspect)
     return inspectEngine(opts.input);
   std::vector<std::string> commandLine(argv + 1, argv + argc);

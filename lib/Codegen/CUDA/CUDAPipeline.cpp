@@ -135,7 +135,7 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createFuseEpiloguesPass());
   pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
-  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles));
+  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles, options.tilePlan));
   pm.addPass(createCanonicalizerPass());
   // An accumulator's load and store index with one set of values only once
   // CSE has merged the index arithmetic each was given.
@@ -180,6 +180,8 @@ static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
     launch.grid[0] = entry.getAs<IntegerAttr>("grid").getInt();
     launch.block[0] = entry.getAs<IntegerAttr>("block").getInt();
     launch.strategy = entry.getAs<StringAttr>("strategy").str();
+    if (auto config = entry.getAs<StringAttr>("config"))
+      launch.config = config.str();
     for (Attribute arg : entry.getAs<ArrayAttr>("args"))
       launch.args.push_back(cast<IntegerAttr>(arg).getInt());
     artifacts.launches.push_back(std::move(launch));

@@ -65,6 +65,7 @@ struct LaunchConfig {
   int64_t blockSize = 1;
   int64_t gridSize = 1;
   StringRef strategy = "simt"; // CUDALaunch::strategy.
+  std::string config;           // CUDALaunch::config.
 };
 
 /// Records the block size `config` launches `func` with (known to the
@@ -130,9 +131,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
 
   MapToGPUPass() = default;
   MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other) {}
-  MapToGPUPass(bool tf32, bool stage) {
+  MapToGPUPass(bool tf32, bool stage, StringRef plan) {
     allowTF32 = tf32;
     stageTiles = stage;
+    tilePlan = plan.str();
   }
   Option<bool> allowTF32{*this, "allow-tf32",
                          llvm::cl::desc("float32 contractions on TF32 tensor cores"),
@@ -140,6 +142,11 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   Option<bool> stageTiles{*this, "stage-tiles",
                           llvm::cl::desc("tensor-core kernels stage their tiles in shared memory"),
                           llvm::cl::init(false)};
+  Option<std::string> tilePlan{
+      *this, "tile-plan",
+      llvm::cl::desc("with stage-tiles: parts of the staged kernels' plans fixed by hand "
+                     "(TilePlanChoice: warp=MxN,step=K,stages=S,groups=G)")};
+  TilePlanChoice tilePlanChoice; // tilePlan, parsed.
 
   /// Sets the workgroup buffer `index` of `func` to 32-byte alignment (WMMA's).
   static void alignForWMMA(gpu::GPUFuncOp func, unsigned index) {
@@ -198,7 +205,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return std::nullopt;
     std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
     std::optional<StagedTilePlan> plan =
-        layout ? planStagedTiles(*shape, *layout) : std::optional<StagedTilePlan>();
+        layout ? planStagedTiles(*shape, *layout, tilePlanChoice) : std::optional<StagedTilePlan>();
     if (!plan)
       return std::nullopt;
     SmallVector<Operation *> work;
@@ -222,7 +229,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     auto [grid, block] = buildStagedTileKernel(b, clones->first, *shape, *layout, *plan,
                                                func.getWorkgroupAttributions()[0], clones->second);
     root->erase();
-    return finishKernel(func, "infer.staged_tiles", LaunchConfig{block, grid, "staged_tiles"});
+    return finishKernel(func, "infer.staged_tiles",
+                        LaunchConfig{block, grid, "staged_tiles", describeStagedTilePlan(*plan)});
   }
 
   /// The contraction and its prologue and epilogue, if `kernel`'s work is
@@ -555,6 +563,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!tilePlan.empty()) {
+      std::string error = parseTilePlanChoice(tilePlan, tilePlanChoice);
+      if (!error.empty()) {
+        module.emitError("tile-plan: ") << error;
+        return signalPassFailure();
+      }
+    }
     func::FuncOp entry = lookupEntryFunction(module);
     if (!entry || entry.isExternal())
       return;
@@ -588,14 +603,17 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       FailureOr<LaunchConfig> config = buildKernel(kernel, gpuModule, module);
       if (failed(config))
         return signalPassFailure();
-      launches.push_back(b.getDictionaryAttr({
+      SmallVector<NamedAttribute> launch = {
           b.getNamedAttr("kernel", b.getStringAttr(call.getCallee())),
           b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
           b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
           b.getNamedAttr("args", b.getArrayAttr(args)),
           b.getNamedAttr("tensor_cores", b.getBoolAttr(isTensorCoreStrategy(config->strategy))),
           b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
-      }));
+      };
+      if (!config->config.empty())
+        launch.push_back(b.getNamedAttr("config", b.getStringAttr(config->config)));
+      launches.push_back(b.getDictionaryAttr(launch));
     }
     module->setAttr("infer.launches", b.getArrayAttr(launches));
     // The host side is the plan now; the runtime executes it.
@@ -642,8 +660,9 @@ std::unique_ptr<Pass> mlir::infer::createStaticReshapesPass() {
   return std::make_unique<StaticReshapesPass>();
 }
 
-std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32, bool stageTiles) {
-  return std::make_unique<MapToGPUPass>(allowTF32, stageTiles);
+std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32, bool stageTiles,
+                                                      StringRef tilePlan) {
+  return std::make_unique<MapToGPUPass>(allowTF32, stageTiles, tilePlan);
 }
 
 void mlir::infer::registerCUDACodegenPasses() {

@@ -41,7 +41,8 @@
 //
 // planStagedTiles is a heuristic (the tuner's to replace): the largest
 // warp tiles whose blocks still fill the GPU, then more groups while the
-// blocks are few and k is long.
+// blocks are few and k is long. A TilePlanChoice (--cuda-tile-plan) fixes
+// parts of it, for sweeps that time the alternatives on a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -106,8 +109,12 @@ int64_t stagedKRange(const ContractionShape &s) { return llvm::alignTo(s.kRange(
 
 } // namespace
 
-std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
-                                                           const TensorCoreOperands &t) {
+namespace {
+
+/// planStagedTiles with the parts `choice` fixes, or nothing if no plan with
+/// them suits the contraction.
+std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCoreOperands &t,
+                                       const TilePlanChoice &choice) {
   // Two blocks an SM of an H100 (132 SMs); a slice of k of at least 64
   // (two rounds of 32); the 48 KiB of static shared memory a block may have.
   constexpr int64_t kBusyBlocks = 264, kMinSlice = 64, kSharedFloats = 48 * 1024 / 4;
@@ -115,36 +122,50 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
   auto blocks = [&](const StagedTilePlan &p) {
     return batchCount(s) * llvm::divideCeil(m, p.blockM()) * llvm::divideCeil(n, p.blockN());
   };
+  auto either = [](int64_t chosen, std::initializer_list<int64_t> options) {
+    return chosen ? SmallVector<int64_t>{chosen} : SmallVector<int64_t>(options);
+  };
   // The longest step of k that divides the slice, in 3 stages (when there
   // are 3 rounds or more) or 2, that fits; false if none does.
   auto setStepK = [&](StagedTilePlan &p) {
-    for (int64_t step : {32, 16, 8})
-      for (int64_t stages : {3, 2}) {
+    for (int64_t step : either(choice.stepK, {32, 16, 8}))
+      for (int64_t stages : either(choice.stages, {3, 2})) {
         p.stepK = step;
         p.stages = stages;
-        if ((k / p.groups) % step == 0 && (stages == 2 || k / p.groups / step >= 3) &&
+        if ((k / p.groups) % step == 0 && (stages == 2 || k / p.groups / step >= stages) &&
             p.groups * sharedTiles(p, t).groupFloats <= kSharedFloats)
           return true;
       }
     return false;
   };
   // The largest warp tiles whose blocks fill the GPU (else the smallest),
-  // of those that waste at most 1/8 of the work past m and n.
+  // of those that waste at most 1/8 of the work past m and n; or the
+  // chosen ones, whatever they waste.
   std::optional<StagedTilePlan> plan;
-  for (auto [fragM, fragN] : {std::pair{2, 2}, {2, 1}, {1, 2}, {1, 1}}) {
+  SmallVector<std::pair<int64_t, int64_t>> warpTiles = {{2, 2}, {2, 1}, {1, 2}, {1, 1}};
+  if (choice.fragM)
+    warpTiles = {{choice.fragM, choice.fragN}};
+  for (auto [fragM, fragN] : warpTiles) {
     StagedTilePlan p;
     p.fragM = fragM;
     p.fragN = fragN;
     int64_t padded = llvm::alignTo(m, p.blockM()) * llvm::alignTo(n, p.blockN());
-    if (padded * 8 > m * n * 9)
+    if (!choice.fragM && padded * 8 > m * n * 9)
       continue;
     plan = p;
     if (blocks(p) >= kBusyBlocks)
       break;
   }
-  if (!plan || !setStepK(*plan))
+  if (!plan)
     return std::nullopt;
-  for (;;) {
+  if (choice.groups) {
+    plan->groups = choice.groups;
+    if (k % (choice.groups * kTileK) != 0)
+      return std::nullopt;
+  }
+  if (!setStepK(*plan))
+    return std::nullopt;
+  while (!choice.groups) {
     StagedTilePlan more = *plan;
     more.groups *= 2;
     if (more.groups > 4 || blocks(*plan) * plan->groups >= kBusyBlocks ||
@@ -155,6 +176,78 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
     plan = more;
   }
   return plan;
+}
+
+} // namespace
+
+std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
+                                                           const TensorCoreOperands &t,
+                                                           const TilePlanChoice &choice) {
+  if (std::optional<StagedTilePlan> chosen = planWith(s, t, choice))
+    return chosen;
+  return planWith(s, t, {});
+}
+
+std::string mlir::infer::describeStagedTilePlan(const StagedTilePlan &p) {
+  return llvm::formatv("warp={0}x{1},step={2},stages={3},groups={4}", p.fragM, p.fragN, p.stepK,
+                       p.stages, p.groups);
+}
+
+std::string mlir::infer::parseTilePlanChoice(StringRef text, TilePlanChoice &choice) {
+  choice = {};
+  static constexpr int64_t kSides[] = {1, 2, 4}, kSteps[] = {8, 16, 32}, kStages[] = {2, 3, 4};
+  struct Field {
+    StringRef key;
+    int64_t *value;
+    ArrayRef<int64_t> allowed;
+    StringRef what;
+  } fields[] = {{"step", &choice.stepK, kSteps, "k a round"},
+                {"stages", &choice.stages, kStages, "buffers of rounds"},
+                {"groups", &choice.groups, kSides, "groups of 4 warps splitting k"}};
+  auto number = [](StringRef digits, ArrayRef<int64_t> allowed) -> std::optional<int64_t> {
+    int64_t v = 0;
+    if (digits.getAsInteger(10, v) || !llvm::is_contained(allowed, v))
+      return std::nullopt;
+    return v;
+  };
+  if (text.trim().empty())
+    return "an empty plan: give any of warp=MxN,step=K,stages=S,groups=G";
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  llvm::StringSet<> seen;
+  for (StringRef raw : parts) {
+    StringRef part = raw.trim();
+    auto [key, value] = part.split('=');
+    key = key.trim();
+    value = value.trim();
+    const Field *field = llvm::find_if(fields, [&](const Field &f) { return f.key == key; });
+    if (key != "warp" && field == std::end(fields))
+      return llvm::formatv("'{0}': no such part of a plan; the parts are warp=MxN, step=K, "
+                           "stages=S and groups=G",
+                           part);
+    if (!seen.insert(key).second)
+      return llvm::formatv("'{0}': {1} is given twice", part, key);
+    if (key == "warp") {
+      auto [along, across] = value.split('x');
+      std::optional<int64_t> m = number(along, kSides), n = number(across, kSides);
+      if (!m || !n)
+        return llvm::formatv("'{0}': warp=MxN is the fragments of 16x16 a warp computes along "
+                             "m and n, each 1, 2 or 4",
+                             part);
+      choice.fragM = *m;
+      choice.fragN = *n;
+      continue;
+    }
+    std::optional<int64_t> v = number(value, field->allowed);
+    if (!v) {
+      std::string list;
+      for (int64_t a : field->allowed)
+        list += (list.empty() ? "" : ", ") + std::to_string(a);
+      return llvm::formatv("'{0}': {1} ({2}) is one of {3}", part, key, field->what, list);
+    }
+    *field->value = *v;
+  }
+  return "";
 }
 
 MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,

@@ -8,6 +8,9 @@
 #define INFER_OPT_LIB_CODEGEN_CUDA_STAGEDTILES_H
 
 #include "TensorCoreFusion.h"
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+
+#include <string>
 
 namespace mlir::infer {
 
@@ -25,9 +28,15 @@ struct StagedTilePlan {
 
 /// The plan for a contraction whole 16x16x8 tiles cover, or nothing when
 /// its block tiles would waste too much work past m or n (the kernel of
-/// buildTensorCoreKernel, a warp a 16x16 tile, serves it then).
+/// buildTensorCoreKernel, a warp a 16x16 tile, serves it then). The parts
+/// that `choice` fixes are taken where they suit the contraction; where
+/// they do not, the heuristic's plan is.
 std::optional<StagedTilePlan> planStagedTiles(const ContractionShape &shape,
-                                              const TensorCoreOperands &layout);
+                                              const TensorCoreOperands &layout,
+                                              const TilePlanChoice &choice = {});
+
+/// `plan` in TilePlanChoice's text form, every part given.
+std::string describeStagedTilePlan(const StagedTilePlan &plan);
 
 /// The kernel's shared memory: one float buffer, each group's A and B tiles
 /// (later its partial sums, and group 0's warps' 16x16 tiles for `fusion`);

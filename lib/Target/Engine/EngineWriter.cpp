@@ -120,10 +120,13 @@ static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels)
         arg["index"] = index;
       args.push_back(arg);
     }
-    launches.push_back({{"kernel", l.kernel}, {"nodes", l.nodes}, {"grid", l.grid},
-                        {"block", l.block}, {"shared_bytes", l.sharedBytes},
-                        {"tensor_cores", l.tensorCores()}, {"strategy", l.strategy},
-                        {"args", args}});
+    nlohmann::json launch = {{"kernel", l.kernel},         {"nodes", l.nodes},
+                             {"grid", l.grid},             {"block", l.block},
+                             {"shared_bytes", l.sharedBytes}, {"tensor_cores", l.tensorCores()},
+                             {"strategy", l.strategy},     {"args", args}};
+    if (!l.config.empty())
+      launch["config"] = l.config;
+    launches.push_back(std::move(launch));
   }
   return {{"modules", modules}, {"launches", launches}};
 }

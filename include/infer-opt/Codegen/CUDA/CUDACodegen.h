@@ -43,6 +43,9 @@ struct CUDACodegenOptions {
   /// Tensor-core kernels stage their A and B tiles in shared memory
   /// (StagedTiles.cpp) instead of loading fragments from global memory.
   bool stageTiles = false;
+  /// With stageTiles: parts of the staged kernels' plans fixed by hand
+  /// (TilePlanChoice's text form); empty: the heuristic's plans.
+  std::string tilePlan;
   bool fuse = true;
   /// A row's reductions and elementwise ops (softmax, layer norm) become one
   /// kernel with a block a row (infer-cuda-fuse-rows).
@@ -58,6 +61,25 @@ struct CUDACodegenOptions {
   std::string ptxas;
 };
 
+/// Parts of the staged-tiles kernels' plans fixed by hand (infer-opt
+/// --cuda-tile-plan), for sweeps that time the heuristic's alternatives on a
+/// GPU. Each part given replaces the heuristic's choice in every staged
+/// kernel whose contraction it suits (k splits evenly, the tiles fit in
+/// shared memory); the others get the heuristic's whole plan. The launch
+/// records say which plan each kernel got (CUDALaunch::config).
+/// Text form: any of "warp=MxN,step=K,stages=S,groups=G", comma-separated.
+struct TilePlanChoice {
+  int64_t fragM = 0, fragN = 0; // WMMA fragments a warp along m and n: 1, 2 or 4.
+  int64_t stepK = 0;            // k a round: 8, 16 or 32.
+  int64_t stages = 0;           // Buffers of rounds: 2, 3 or 4.
+  int64_t groups = 0;           // Groups of 4 warps splitting k: 1, 2 or 4.
+  // 0: the heuristic's.
+};
+
+/// Parses TilePlanChoice's text form into `choice`; returns an error message
+/// (which part is wrong and what it may be), empty if fine.
+std::string parseTilePlanChoice(llvm::StringRef text, TilePlanChoice &choice);
+
 /// One kernel launch of the plan. `args` are indices into the entry's
 /// arguments (inputs, weights, outputs, arena); the kernel receives the base
 /// address of each.
@@ -72,6 +94,9 @@ struct CUDALaunch {
   /// "vector" (4 elements a thread), "simt" (one output a thread) or
   /// "single_thread". Informational, for profiles.
   std::string strategy;
+  /// The strategy's parameters, where it has some: a staged kernel's plan
+  /// in TilePlanChoice's text form. Informational, for profiles and sweeps.
+  std::string config;
   /// A WMMA (TF32) kernel: its SASS must have HMMA.
   bool tensorCores() const { return isTensorCoreStrategy(strategy); }
 };
@@ -174,7 +199,8 @@ std::unique_ptr<Pass> createPromoteAccumulatorsPass();
 std::unique_ptr<Pass> createContractMultiplyAddsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
-std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false);
+std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false,
+                                         llvm::StringRef tilePlan = "");
 void registerCUDACodegenPasses();
 
 } // namespace mlir::infer

@@ -51,6 +51,7 @@ struct EngineLaunch {
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::string strategy; // Informational: CUDALaunch::strategy.
+  std::string config;   // Informational, written when set: CUDALaunch::config.
   /// As CUDALaunch::tensorCores (the engine writer does not depend on the CUDA back end).
   bool tensorCores() const { return strategy == "tensor_cores" || strategy == "staged_tiles"; }
   std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...

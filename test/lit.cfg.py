@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration of infer-opt's IR and importer tests.
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -14,6 +15,11 @@ config.test_exec_root = os.path.join(config.infer_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%infer_src_root", config.infer_src_root))
+# The CUDA toolkit infer-opt finds (CUDA_PATH, else ptxas on PATH, else
+# /usr/local/cuda), for tests that wrap its ptxas.
+_ptxas = shutil.which("ptxas")
+config.substitutions.append(("%cuda_root", os.environ.get("CUDA_PATH") or (
+    os.path.dirname(os.path.dirname(_ptxas)) if _ptxas else "/usr/local/cuda")))
 config.substitutions.append(("%malformed", os.path.join(config.test_source_root, "Import", "ONNX", "malformed")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

@@ -35,6 +35,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <future>
+
 using namespace mlir;
 using namespace mlir::infer;
 
@@ -250,12 +252,26 @@ LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOpti
   auto object = cast<gpu::ObjectAttr>(binaryOp.getObjects()[0]);
   // TF32 fragments rounded to nearest, after LLVM's optimizations (RoundTF32.cpp).
   artifacts.ptx = withTF32Rounding(object.getObject());
-  for (const std::string &arch : options.archs) {
+  // The architectures' cubins are assembled at once: ptxas runs on one
+  // thread, and it is most of a large model's compile (BERT-base at batch 8:
+  // 38 s of ptxas per architecture in 100 s).
+  struct Assembled {
+    bool ok = false;
     std::string cubin, log;
-    if (!assemblePTX(ptxas, artifacts.ptx, arch, cubin, log))
-      return module.emitError("ptxas failed for ") << arch << ":\n" << log;
-    artifacts.cubins.push_back({arch, std::move(cubin)});
-    artifacts.ptxasLogs.push_back({arch, std::move(log)});
+  };
+  std::vector<std::future<Assembled>> runs;
+  for (const std::string &arch : options.archs)
+    runs.push_back(std::async(std::launch::async, [&ptxas, &ptx = artifacts.ptx, arch] {
+      Assembled a;
+      a.ok = assemblePTX(ptxas, ptx, arch, a.cubin, a.log);
+      return a;
+    }));
+  for (auto [arch, run] : llvm::zip(options.archs, runs)) {
+    Assembled a = run.get();
+    if (!a.ok)
+      return module.emitError("ptxas failed for ") << arch << ":\n" << a.log;
+    artifacts.cubins.push_back({arch, std::move(a.cubin)});
+    artifacts.ptxasLogs.push_back({arch, std::move(a.log)});
   }
   return success();
 }

@@ -149,7 +149,8 @@ def print_profile(path: Path, plan: dict, ms: list[float], profile_dir: Path | N
     if profile_dir:
         profile_dir.mkdir(parents=True, exist_ok=True)
         rows = [{"kernel": l["kernel"], "strategy": strategy(l), "config": l.get("config", ""),
-                 "grid": l["grid"][0], "block": l["block"][0], "nodes": l["nodes"], "ms": t}
+                 "contraction": l.get("contraction", ""), "grid": l["grid"][0],
+                 "block": l["block"][0], "nodes": l["nodes"], "ms": t}
                 for t, l in zip(ms, launches)]
         (profile_dir / f"{path.stem}.profile.json").write_text(json.dumps(rows, indent=1))
     total = sum(ms)

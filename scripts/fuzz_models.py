@@ -958,6 +958,10 @@ def main() -> int:
                         help="check this .onnx (a kept failure, reduced by hand) instead of seeds")
     parser.add_argument("--default-kernels-only", action="store_true",
                         help="skip the second CUDA engine, compiled with --no-cuda-stage-tiles")
+    parser.add_argument("--cuda-flag", action="append", default=[], metavar="FLAG",
+                        help="one more infer-opt flag for the first CUDA engine (repeatable), "
+                             "e.g. --cuda-flag=--cuda-tile-plan=warp=4x4 to check plans the "
+                             "heuristic does not pick")
     args = parser.parse_args()
     if args.model and not args.model.is_file():
         parser.error(f"--model {args.model}: no such file")
@@ -965,7 +969,8 @@ def main() -> int:
         parse_seeds(args.seeds)
     except ValueError:
         parser.error(f"--seeds {args.seeds!r}: expected numbers and ranges like 5, 0-99, 1,4,10-20")
-    cuda_flags = [[]] if args.default_kernels_only else [[], ["--no-cuda-stage-tiles"]]
+    cuda_flags = [args.cuda_flag] + ([] if args.default_kernels_only
+                                     else [["--no-cuda-stage-tiles"]])
     args.out.mkdir(parents=True, exist_ok=True)
     failures = unsupported = ill = 0
     seen: dict[str, int] = {}

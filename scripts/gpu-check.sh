@@ -40,7 +40,9 @@
 #         sweep      the tile-plan sweep: the batch-8 models compiled with
 #                    --cuda-tile-plan PLAN for each of GPU_SWEEP_PLANS, timed
 #                    and profiled, against the heuristic's (gpu-sweep-DATE.md,
-#                    scripts/bench/sweep.py)
+#                    scripts/bench/sweep.py), and the plans that beat it per
+#                    contraction (tuned-plans-DATE.json, for infer-opt
+#                    --cuda-tile-plans)
 #       GPU_CHECK_PHASES="runtime conformance ..." runs only those, in that
 #       order (a second call for what the first left undone).
 #       What comes back from the device tool is at most 8 files, so OUTDIR gets
@@ -163,7 +165,8 @@ phase_sweep() {
     bench "$dir" "sweep/$plan" --no-torch --title "GPU benchmark, $DAY: batch 8, $plan"
     runs+=(--run "$plan" "$WORK/sweep/$plan.json" "$WORK/profiles-sweep/$plan")
     # After each plan: a cut-off sweep keeps the plans it timed.
-    python3 scripts/bench/sweep.py --markdown "$WORK/gpu-sweep-$DAY.md" "${runs[@]}"
+    python3 scripts/bench/sweep.py --markdown "$WORK/gpu-sweep-$DAY.md" "${runs[@]}" \
+      --tuned-plans "$WORK/tuned-plans-$DAY.json"
   done
 }
 

@@ -18,11 +18,17 @@ side:
 
 The first --run is the heuristic's (the baseline); a missing file leaves its
 cells empty.
+
+With --tuned-plans FILE it also writes what `infer-opt --cuda-tile-plans FILE`
+reads: for each contraction (the launch records' key), the plan whose
+launches of it (summed over the models) timed fastest, where that beats the
+heuristic's by more than --margin (default 3%, above run-to-run noise).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 from pathlib import Path
@@ -74,6 +80,41 @@ def best_per_launch(runs: list[tuple[str, Path]], model: str):
     return base_ms, best_ms, wins
 
 
+def tuned_plans(runs: list[tuple[str, Path]], models: list[str],
+                margin: float) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
+    """Contraction -> the fastest plan's text where it beats the heuristic's
+    (the first run) by more than `margin`; and every contraction's summed
+    ms per run that profiled all of its launches."""
+    totals: dict[str, dict[str, list]] = {}  # contraction -> label -> [ms, launches, plan]
+    for model in models:
+        profiles = [(label, staged_launches(d, model)) for label, d in runs]
+        base = profiles[0][1]
+        if not base:
+            continue
+        for label, rows in profiles:
+            if not rows or [r["kernel"] for r in rows] != [r["kernel"] for r in base]:
+                continue
+            for heuristic, launch in zip(base, rows):
+                key = heuristic.get("contraction")
+                if heuristic.get("strategy") != "staged_tiles" or not key:
+                    continue
+                cell = totals.setdefault(key, {}).setdefault(label, [0.0, 0, launch.get("config")])
+                cell[0] += launch["ms"]
+                cell[1] += 1
+    chosen, timings = {}, {}
+    heuristic_label = runs[0][0]
+    for key, by_label in totals.items():
+        base = by_label.get(heuristic_label)
+        if not base:
+            continue
+        complete = {label: cell for label, cell in by_label.items() if cell[1] == base[1]}
+        timings[key] = {label: round(cell[0], 6) for label, cell in complete.items()}
+        label, (ms, _, plan) = min(complete.items(), key=lambda x: x[1][0])
+        if ms < base[0] * (1 - margin) and plan and plan != base[2]:
+            chosen[key] = plan
+    return chosen, timings
+
+
 def table(runs: list[tuple[str, Path, Path]], device: str) -> str:
     timed = [(label, gpu_ms(load_json(bench) or {})) for label, bench, _ in runs]
     models = list(dict.fromkeys(m for _, times in timed for m in times))
@@ -117,12 +158,28 @@ def main() -> int:
                     help="one plan's gpu.py report and per-launch profiles; the first is the "
                          "heuristic's")
     ap.add_argument("--markdown", type=Path, required=True)
+    ap.add_argument("--tuned-plans", type=Path, metavar="FILE",
+                    help="write the plans that beat the heuristic, per contraction, for "
+                         "infer-opt --cuda-tile-plans")
+    ap.add_argument("--margin", type=float, default=0.03,
+                    help="how much faster than the heuristic's a plan must be to be written "
+                         "(a fraction; default 0.03)")
     args = ap.parse_args()
     runs = [(label, Path(bench), Path(profiles)) for label, bench, profiles in args.run]
     device = next((d["device"].get("nvidia_smi") for _, bench, _ in runs
                    if (d := load_json(bench)) and isinstance(d.get("device"), dict)), None)
     args.markdown.write_text(table(runs, device or "device unknown"))
     print(args.markdown.read_text())
+    if args.tuned_plans:
+        models = list(dict.fromkeys(m for _, bench, _ in runs
+                                    for m in gpu_ms(load_json(bench) or {})))
+        plans, timings = tuned_plans([(label, profiles) for label, _, profiles in runs], models,
+                                     args.margin)
+        args.tuned_plans.write_text(json.dumps({
+            "device": device or "device unknown", "made_by": "scripts/bench/sweep.py",
+            "date": datetime.date.today().isoformat(), "margin": args.margin,
+            "plans": dict(sorted(plans.items())), "timings_ms": timings}, indent=1) + "\n")
+        print(f"{args.tuned_plans}: {len(plans)} of {len(timings)} contractions tuned")
     return 0
 
 

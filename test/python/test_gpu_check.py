@@ -9,6 +9,7 @@ profiler that never ends), so that the phase logic itself is checked."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -103,10 +104,15 @@ ap = argparse.ArgumentParser()
 ap.add_argument('--profile-dir'); ap.add_argument('--manifest'); ap.add_argument('--profile', action='store_true')
 args = ap.parse_args()
 d = pathlib.Path(args.profile_dir); d.mkdir(parents=True, exist_ok=True)
-ms = 0.5 if '4x4' in d.name else 1.0
+plan = d.name if d.name.startswith('warp') else 'warp=1x1'
+ms = {'warp=4x4': 0.5, 'warp=2x2': 0.99}.get(plan, 1.0)
+key = 'batch=8,m=1024,n=768,k=768,a=row,b=col'
 (d / 'm-b8.profile.json').write_text(json.dumps([
-    {'kernel': 'kernel_0', 'strategy': 'staged_tiles', 'ms': ms},
-    {'kernel': 'kernel_1', 'strategy': 'rows', 'ms': 0.25}]))
+    {'kernel': 'kernel_0', 'strategy': 'staged_tiles', 'ms': ms, 'config': plan + ',step=16',
+     'contraction': key},
+    {'kernel': 'kernel_1', 'strategy': 'rows', 'ms': 0.25},
+    {'kernel': 'kernel_2', 'strategy': 'staged_tiles', 'ms': 1.0 if plan == 'warp=1x1' else 0.985,
+     'config': plan + ',step=32', 'contraction': 'batch=8,m=1024,n=64,k=64,a=row,b=row'}]))
 """
 
 
@@ -128,8 +134,16 @@ def test_sweep_tables_each_plan_against_the_heuristic(tmp_path):
     # The heuristic first (timed here: batch8 did not run), then the plans.
     assert "| model | `heuristic` | `warp=2x2` | `warp=4x4` |" in table
     assert "| m-b8 | **2.000** | **2.000** | **2.000** |" in table
-    # The staged launch is fastest with warp=4x4; the rows launch is not counted.
-    assert "| m-b8 | 1.000 | 0.500 | `warp=4x4` 1 |" in table
+    # kernel_0 is fastest with warp=4x4, kernel_2 with either plan; the rows
+    # launch is not counted.
+    assert "| m-b8 | 2.000 | 1.485 | `warp=4x4` 1, `warp=2x2` 1 |" in table, table
+    # The tuned plans (infer-opt --cuda-tile-plans): kernel_0's contraction
+    # gets warp=4x4's plan, kernel_2's none (1.5% faster is within the margin).
+    with tarfile.open(out / "results.tar.gz") as archive:
+        tuned = json.load(archive.extractfile(f"./tuned-plans-{day}.json"))
+    assert tuned["plans"] == {"batch=8,m=1024,n=768,k=768,a=row,b=col": "warp=4x4,step=16"}
+    assert tuned["timings_ms"]["batch=8,m=1024,n=64,k=64,a=row,b=row"] == {
+        "heuristic": 1.0, "warp=2x2": 0.985, "warp=4x4": 0.985}
 
 
 def test_run_without_prepare_says_so(tmp_path):

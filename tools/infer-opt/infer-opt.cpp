@@ -74,6 +74,8 @@ struct Options {
   bool stageTilesAsked = false; // --cuda-stage-tiles given, not only defaulted.
   std::string tilePlan;          // --cuda-tile-plan.
   bool tilePlanGiven = false;    // Even as "".
+  std::string tunedPlansFile;    // --cuda-tile-plans.
+  infer::TunedTilePlans tunedPlans; // Read from tunedPlansFile.
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
   bool inspect = false;
@@ -421,6 +423,8 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
     os << " args";
     for (unsigned arg : l.args)
       os << " " << arg;
+    if (!l.contraction.empty())
+      os << " contraction(" << l.contraction << ")";
     os << "\n";
   }
   return ok && write("launches.txt", launches);
@@ -434,6 +438,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   options.allowTF32 = opts.allowTF32;
   options.stageTiles = opts.stageTiles;
   options.tilePlan = opts.tilePlan;
+  options.tunedPlans = opts.tunedPlans;
   options.keepKernelsMLIR = !opts.dumpKernels.empty();
   options.printIRAfterAll = opts.printIRAfterAll;
   std::string error;
@@ -473,6 +478,7 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
     launch.sharedBytes = l.sharedBytes;
     launch.strategy = l.strategy;
     launch.config = l.config;
+    launch.contraction = l.contraction;
     for (unsigned arg : l.args) {
       if (arg < inputs)
         launch.args.push_back({"input", arg});
@@ -565,13 +571,23 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
       llvm::errs() << "infer-opt: error: --cuda-tile-plan: " << error << "\n";
       return kExitBadInput;
     }
-    if (!opts.stageTiles) {
-      llvm::errs() << "infer-opt: error: --cuda-tile-plan sets the plans of the staged-tiles "
-                      "kernels, which this compile does not make: use it with "
-                      "--target=cuda:sm_80 or newer, TF32, and without --no-cuda-stage-tiles\n";
+  }
+  if (!opts.tunedPlansFile.empty()) {
+    std::string error = infer::readTunedTilePlans(opts.tunedPlansFile, opts.tunedPlans);
+    if (!error.empty()) {
+      llvm::errs() << "infer-opt: error: --cuda-tile-plans: " << error << "\n";
       return kExitBadInput;
     }
   }
+  for (auto [given, flag] : {std::pair{opts.tilePlanGiven, "--cuda-tile-plan"},
+                             {!opts.tunedPlansFile.empty(), "--cuda-tile-plans"}})
+    if (given && !opts.stageTiles) {
+      llvm::errs() << "infer-opt: error: " << flag
+                   << " sets the plans of the staged-tiles kernels, which this compile does not "
+                      "make: use it with --target=cuda:sm_80 or newer, TF32, and without "
+                      "--no-cuda-stage-tiles\n";
+      return kExitBadInput;
+    }
   if (!opts.dumpKernels.empty() && cudaArchs.empty()) {
     llvm::errs() << "infer-opt: error: --dump-kernels needs --target=cuda:...\n";
     return kExitBadInput;
@@ -795,6 +811,13 @@ int main(int argc, char **argv) {
                  "parts do not suit (k does not split evenly, the tiles pass 48 KiB of shared "
                  "memory) keeps the heuristic's plan; each launch's plan is in the engine's "
                  "launch records ('config') and --dump-kernels' launches.txt");
+  app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
+                 "CUDA: tuned plans for particular contractions, from a JSON file that "
+                 "scripts/bench/sweep.py --tuned-plans writes from a sweep's timings on a GPU "
+                 "({\"plans\": {CONTRACTION: PLAN}}; CONTRACTION as in --dump-kernels' "
+                 "launches.txt, e.g. batch=8,m=1024,n=768,k=768,a=row,b=col; PLAN as for "
+                 "--cuda-tile-plan). A listed contraction gets its plan (where it fits) before "
+                 "--cuda-tile-plan and the heuristic");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
                "kernels from (bias adds as contractions' initial values, Q, K and V merged, "

@@ -137,7 +137,8 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
     pm.addPass(createFuseEpiloguesPass());
   pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
-  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles, options.tilePlan));
+  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles, options.tilePlan,
+                               options.tunedPlans));
   pm.addPass(createCanonicalizerPass());
   // An accumulator's load and store index with one set of values only once
   // CSE has merged the index arithmetic each was given.
@@ -184,6 +185,8 @@ static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
     launch.strategy = entry.getAs<StringAttr>("strategy").str();
     if (auto config = entry.getAs<StringAttr>("config"))
       launch.config = config.str();
+    if (auto contraction = entry.getAs<StringAttr>("contraction"))
+      launch.contraction = contraction.str();
     for (Attribute arg : entry.getAs<ArrayAttr>("args"))
       launch.args.push_back(cast<IntegerAttr>(arg).getInt());
     artifacts.launches.push_back(std::move(launch));

@@ -66,6 +66,7 @@ struct LaunchConfig {
   int64_t gridSize = 1;
   StringRef strategy = "simt"; // CUDALaunch::strategy.
   std::string config;           // CUDALaunch::config.
+  std::string contraction;      // CUDALaunch::contraction.
 };
 
 /// Records the block size `config` launches `func` with (known to the
@@ -130,8 +131,9 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   }
 
   MapToGPUPass() = default;
-  MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other) {}
-  MapToGPUPass(bool tf32, bool stage, StringRef plan) {
+  MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other), tunedPlans(other.tunedPlans) {}
+  MapToGPUPass(bool tf32, bool stage, StringRef plan, const TunedTilePlans &tuned)
+      : tunedPlans(tuned) {
     allowTF32 = tf32;
     stageTiles = stage;
     tilePlan = plan.str();
@@ -147,6 +149,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       llvm::cl::desc("with stage-tiles: parts of the staged kernels' plans fixed by hand "
                      "(TilePlanChoice: warp=MxN,step=K,stages=S,groups=G)")};
   TilePlanChoice tilePlanChoice; // tilePlan, parsed.
+  TunedTilePlans tunedPlans;     // Per contraction, before tilePlan.
+  llvm::StringMap<TilePlanChoice> tunedChoices; // tunedPlans, parsed.
 
   /// Sets the workgroup buffer `index` of `func` to 32-byte alignment (WMMA's).
   static void alignForWMMA(gpu::GPUFuncOp func, unsigned index) {
@@ -204,8 +208,12 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     if (!shape || !fitsTensorCoreTiles(*shape))
       return std::nullopt;
     std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
-    std::optional<StagedTilePlan> plan =
-        layout ? planStagedTiles(*shape, *layout, tilePlanChoice) : std::optional<StagedTilePlan>();
+    if (!layout)
+      return std::nullopt;
+    std::string contraction = describeStagedContraction(*shape, *layout);
+    auto tuned = tunedChoices.find(contraction);
+    std::optional<StagedTilePlan> plan = planStagedTiles(
+        *shape, *layout, tuned != tunedChoices.end() ? tuned->second : tilePlanChoice);
     if (!plan)
       return std::nullopt;
     SmallVector<Operation *> work;
@@ -230,7 +238,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                                                func.getWorkgroupAttributions()[0], clones->second);
     root->erase();
     return finishKernel(func, "infer.staged_tiles",
-                        LaunchConfig{block, grid, "staged_tiles", describeStagedTilePlan(*plan)});
+                        LaunchConfig{block, grid, "staged_tiles", describeStagedTilePlan(*plan),
+                                     contraction});
   }
 
   /// The contraction and its prologue and epilogue, if `kernel`'s work is
@@ -570,6 +579,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         return signalPassFailure();
       }
     }
+    for (const auto &[contraction, text] : tunedPlans) {
+      std::string error = parseTilePlanChoice(text, tunedChoices[contraction]);
+      if (!error.empty()) {
+        module.emitError("tuned plan of ") << contraction << ": " << error;
+        return signalPassFailure();
+      }
+    }
     func::FuncOp entry = lookupEntryFunction(module);
     if (!entry || entry.isExternal())
       return;
@@ -613,6 +629,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       };
       if (!config->config.empty())
         launch.push_back(b.getNamedAttr("config", b.getStringAttr(config->config)));
+      if (!config->contraction.empty())
+        launch.push_back(b.getNamedAttr("contraction", b.getStringAttr(config->contraction)));
       launches.push_back(b.getDictionaryAttr(launch));
     }
     module->setAttr("infer.launches", b.getArrayAttr(launches));
@@ -661,8 +679,9 @@ std::unique_ptr<Pass> mlir::infer::createStaticReshapesPass() {
 }
 
 std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32, bool stageTiles,
-                                                      StringRef tilePlan) {
-  return std::make_unique<MapToGPUPass>(allowTF32, stageTiles, tilePlan);
+                                                      StringRef tilePlan,
+                                                      const TunedTilePlans &tunedPlans) {
+  return std::make_unique<MapToGPUPass>(allowTF32, stageTiles, tilePlan, tunedPlans);
 }
 
 void mlir::infer::registerCUDACodegenPasses() {

@@ -193,6 +193,13 @@ std::string mlir::infer::describeStagedTilePlan(const StagedTilePlan &p) {
                        p.stages, p.groups);
 }
 
+std::string mlir::infer::describeStagedContraction(const ContractionShape &s,
+                                                   const TensorCoreOperands &t) {
+  return llvm::formatv("batch={0},m={1},n={2},k={3},a={4},b={5}", batchCount(s), s.ranges[t.m],
+                       s.ranges[t.n], s.kRange(), t.transposeA ? "col" : "row",
+                       t.transposeB ? "col" : "row");
+}
+
 std::string mlir::infer::parseTilePlanChoice(StringRef text, TilePlanChoice &choice) {
   choice = {};
   static constexpr int64_t kSides[] = {1, 2, 4}, kSteps[] = {8, 16, 32}, kStages[] = {2, 3, 4};

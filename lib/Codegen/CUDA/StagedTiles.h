@@ -38,6 +38,10 @@ std::optional<StagedTilePlan> planStagedTiles(const ContractionShape &shape,
 /// `plan` in TilePlanChoice's text form, every part given.
 std::string describeStagedTilePlan(const StagedTilePlan &plan);
 
+/// The contraction's key in TunedTilePlans (CUDALaunch::contraction).
+std::string describeStagedContraction(const ContractionShape &shape,
+                                      const TensorCoreOperands &layout);
+
 /// The kernel's shared memory: one float buffer, each group's A and B tiles
 /// (later its partial sums, and group 0's warps' 16x16 tiles for `fusion`);
 /// it must be 32-byte aligned.

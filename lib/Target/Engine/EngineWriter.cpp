@@ -126,6 +126,8 @@ static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels)
                              {"strategy", l.strategy},     {"args", args}};
     if (!l.config.empty())
       launch["config"] = l.config;
+    if (!l.contraction.empty())
+      launch["contraction"] = l.contraction;
     launches.push_back(std::move(launch));
   }
   return {{"modules", modules}, {"launches", launches}};

@@ -34,33 +34,6 @@ inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
   return strategy == "tensor_cores" || strategy == "staged_tiles";
 }
 
-struct CUDACodegenOptions {
-  /// Architectures to build cubins for ("sm_80", "sm_90"); the PTX is
-  /// generated for the lowest and travels too, for newer GPUs.
-  std::vector<std::string> archs = {"sm_80"};
-  /// Let matmuls and convolutions use TF32 tensor cores.
-  bool allowTF32 = true;
-  /// Tensor-core kernels stage their A and B tiles in shared memory
-  /// (StagedTiles.cpp) instead of loading fragments from global memory.
-  bool stageTiles = false;
-  /// With stageTiles: parts of the staged kernels' plans fixed by hand
-  /// (TilePlanChoice's text form); empty: the heuristic's plans.
-  std::string tilePlan;
-  bool fuse = true;
-  /// A row's reductions and elementwise ops (softmax, layer norm) become one
-  /// kernel with a block a row (infer-cuda-fuse-rows).
-  bool fuseRows = true;
-  /// A tensor-core contraction and the ops that make its initial value
-  /// and read its result become one kernel (infer-cuda-fuse-epilogues).
-  bool fuseEpilogues = true;
-  bool printIRAfterAll = false;
-  /// Keep the kernels as gpu.funcs, before their lowering to NVVM, in
-  /// CUDAArtifacts::kernelsMLIR (for --dump-kernels).
-  bool keepKernelsMLIR = false;
-  /// The assembler (findPtxas); empty: compileForCUDA looks for it.
-  std::string ptxas;
-};
-
 /// Parts of the staged-tiles kernels' plans fixed by hand (infer-opt
 /// --cuda-tile-plan), for sweeps that time the heuristic's alternatives on a
 /// GPU. Each part given replaces the heuristic's choice in every staged
@@ -80,6 +53,45 @@ struct TilePlanChoice {
 /// (which part is wrong and what it may be), empty if fine.
 std::string parseTilePlanChoice(llvm::StringRef text, TilePlanChoice &choice);
 
+/// Tuned plans (infer-opt --cuda-tile-plans FILE, written by
+/// scripts/bench/sweep.py from a sweep's timings on a GPU): contraction (its
+/// CUDALaunch::contraction key) -> plan in TilePlanChoice's text form.
+using TunedTilePlans = std::vector<std::pair<std::string, std::string>>;
+
+/// Reads a tuned-plans file: JSON with a "plans" object of contraction keys
+/// to plans. Returns an error message (what is wrong, where), empty if fine.
+std::string readTunedTilePlans(llvm::StringRef path, TunedTilePlans &plans);
+
+struct CUDACodegenOptions {
+  /// Architectures to build cubins for ("sm_80", "sm_90"); the PTX is
+  /// generated for the lowest and travels too, for newer GPUs.
+  std::vector<std::string> archs = {"sm_80"};
+  /// Let matmuls and convolutions use TF32 tensor cores.
+  bool allowTF32 = true;
+  /// Tensor-core kernels stage their A and B tiles in shared memory
+  /// (StagedTiles.cpp) instead of loading fragments from global memory.
+  bool stageTiles = false;
+  /// With stageTiles: parts of the staged kernels' plans fixed by hand
+  /// (TilePlanChoice's text form); empty: the heuristic's plans.
+  std::string tilePlan;
+  /// With stageTiles: plans for particular contractions, which take
+  /// precedence over tilePlan and the heuristic.
+  TunedTilePlans tunedPlans;
+  bool fuse = true;
+  /// A row's reductions and elementwise ops (softmax, layer norm) become one
+  /// kernel with a block a row (infer-cuda-fuse-rows).
+  bool fuseRows = true;
+  /// A tensor-core contraction and the ops that make its initial value
+  /// and read its result become one kernel (infer-cuda-fuse-epilogues).
+  bool fuseEpilogues = true;
+  bool printIRAfterAll = false;
+  /// Keep the kernels as gpu.funcs, before their lowering to NVVM, in
+  /// CUDAArtifacts::kernelsMLIR (for --dump-kernels).
+  bool keepKernelsMLIR = false;
+  /// The assembler (findPtxas); empty: compileForCUDA looks for it.
+  std::string ptxas;
+};
+
 /// One kernel launch of the plan. `args` are indices into the entry's
 /// arguments (inputs, weights, outputs, arena); the kernel receives the base
 /// address of each.
@@ -97,6 +109,10 @@ struct CUDALaunch {
   /// The strategy's parameters, where it has some: a staged kernel's plan
   /// in TilePlanChoice's text form. Informational, for profiles and sweeps.
   std::string config;
+  /// A staged kernel's contraction, the key of TunedTilePlans:
+  /// "batch=B,m=M,n=N,k=K,a=row|col,b=row|col" (a=col: A stored k-major;
+  /// b=col: B stored n-major).
+  std::string contraction;
   /// A WMMA (TF32) kernel: its SASS must have HMMA.
   bool tensorCores() const { return isTensorCoreStrategy(strategy); }
 };
@@ -200,7 +216,8 @@ std::unique_ptr<Pass> createContractMultiplyAddsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false,
-                                         llvm::StringRef tilePlan = "");
+                                         llvm::StringRef tilePlan = "",
+                                         const TunedTilePlans &tunedPlans = {});
 void registerCUDACodegenPasses();
 
 } // namespace mlir::infer

@@ -52,6 +52,7 @@ struct EngineLaunch {
   int64_t sharedBytes = 0;
   std::string strategy; // Informational: CUDALaunch::strategy.
   std::string config;   // Informational, written when set: CUDALaunch::config.
+  std::string contraction; // Informational, written when set: CUDALaunch::contraction.
   /// As CUDALaunch::tensorCores (the engine writer does not depend on the CUDA back end).
   bool tensorCores() const { return strategy == "tensor_cores" || strategy == "staged_tiles"; }
   std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...

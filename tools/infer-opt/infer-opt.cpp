@@ -75,6 +75,7 @@ struct Options {
   std::string tilePlan;          // --cuda-tile-plan.
   bool tilePlanGiven = false;    // Even as "".
   std::string tunedPlansFile;    // --cuda-tile-plans.
+  bool tunedPlansGiven = false;  // Even as "".
   infer::TunedTilePlans tunedPlans; // Read from tunedPlansFile.
   bool cudaLayoutsOnCPU = false;
   std::string dumpKernels;
@@ -572,7 +573,7 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
       return kExitBadInput;
     }
   }
-  if (!opts.tunedPlansFile.empty()) {
+  if (opts.tunedPlansGiven) {
     std::string error = infer::readTunedTilePlans(opts.tunedPlansFile, opts.tunedPlans);
     if (!error.empty()) {
       llvm::errs() << "infer-opt: error: --cuda-tile-plans: " << error << "\n";
@@ -580,7 +581,7 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
     }
   }
   for (auto [given, flag] : {std::pair{opts.tilePlanGiven, "--cuda-tile-plan"},
-                             {!opts.tunedPlansFile.empty(), "--cuda-tile-plans"}})
+                             {opts.tunedPlansGiven, "--cuda-tile-plans"}})
     if (given && !opts.stageTiles) {
       llvm::errs() << "infer-opt: error: " << flag
                    << " sets the plans of the staged-tiles kernels, which this compile does not "
@@ -811,7 +812,7 @@ int main(int argc, char **argv) {
                  "parts do not suit (k does not split evenly, the tiles pass 48 KiB of shared "
                  "memory) keeps the heuristic's plan; each launch's plan is in the engine's "
                  "launch records ('config') and --dump-kernels' launches.txt");
-  app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
+  CLI::Option *tunedPlans = app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
                  "CUDA: tuned plans for particular contractions, from a JSON file that "
                  "scripts/bench/sweep.py --tuned-plans writes from a sweep's timings on a GPU "
                  "({\"plans\": {CONTRACTION: PLAN}}; CONTRACTION as in --dump-kernels' "
@@ -852,6 +853,7 @@ int main(int argc, char **argv) {
   opts.tf32Asked = tf32->count() > 0 && opts.allowTF32;
   opts.stageTilesAsked = stageTiles->count() > 0 && opts.stageTiles;
   opts.tilePlanGiven = tilePlan->count() > 0;
+  opts.tunedPlansGiven = tunedPlans->count() > 0;
   if (opts.inspect)
     return inspectEngine(opts.input);
   std::vector<std::string> commandLine(argv + 1, argv + argc);

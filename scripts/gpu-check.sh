@@ -16,7 +16,12 @@
 #       timing-only engines (they would not fit). PP-OCR det also goes
 #       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
 #       off ONNX Runtime's in relative L2, and full float32 tells whether
-#       that is TF32's rounding.
+#       that is TF32's rounding. The models with PyTorch twins go at batch 8
+#       too, as timing-only engines (build-carry/models-b8).
+#   scripts/gpu-check.sh prepare-sweep   on the build machine: the batch-8
+#       engines again and, for each --cuda-tile-plan of GPU_SWEEP_PLANS, the
+#       models of GPU_SWEEP_MODELS at batch 8 compiled with it, into
+#       build-sweep/ (GPU_CHECK_CARRY), for the sweep phase in a second call.
 #   scripts/gpu-check.sh run OUTDIR   on the GPU machine (CUDA driver, CMake,
 #       Python with onnx and PyTorch; no MLIR, no network), in one call of the
 #       device tool (its device time is 15 minutes, starts included, and a
@@ -56,21 +61,54 @@
 # With the device tool: `prepare` here, then one call of
 #   bash scripts/gpu-check.sh run $OUT
 # with carry ["build-carry"] and timeout_s 600, then give the machine back.
+# The tile-plan sweep's engines would not fit in that transfer, so they have
+# a carry of their own: `scripts/gpu-check.sh prepare-sweep` here (build-sweep:
+# the batch-8 engines and each plan's), then a second call of
+#   GPU_CHECK_CARRY=build-sweep GPU_CHECK_PHASES="runtime sweep" \
+#     bash scripts/gpu-check.sh run $OUT
+# with carry ["build-sweep"] (about 4 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
-CARRY=build-carry
+# What `prepare` fills and `run` reads (GPU_CHECK_CARRY=build-sweep for the
+# sweep's carry).
+CARRY=${GPU_CHECK_CARRY:-build-carry}
 # The sweep's plans (infer-opt --cuda-tile-plan; no spaces within one) and
 # models: warps of 4 fragments a side (blocks of 128) are what the heuristic
 # never picks; warp=2x2 is its largest, taken whatever the block count.
 SWEEP_PLANS=${GPU_SWEEP_PLANS:-warp=4x4 warp=4x2 warp=2x2}
 SWEEP_MODELS=${GPU_SWEEP_MODELS:-bert-base,vit-b16,resnet50}
 
-prepare() {
-  local py=.venv/bin/python infer_opt=build/bin/infer-opt
-  [[ -x $infer_opt ]] || { echo "gpu-check: build infer-opt first (scripts/setup.sh)" >&2; exit 1; }
-  rm -rf "$CARRY" && mkdir -p "$CARRY/include" "$CARRY/models"
+PY=.venv/bin/python
+INFER_OPT=build/bin/infer-opt
+
+# A fresh carry with the headers infer-run builds with.
+new_carry() {
+  [[ -x $INFER_OPT ]] || { echo "gpu-check: build infer-opt first (scripts/setup.sh)" >&2; exit 1; }
+  rm -rf "$CARRY" && mkdir -p "$CARRY/include"
   cp -r /usr/include/CLI /usr/include/nlohmann "$CARRY/include/"
+}
+
+# What travels: the repo's files and the carry, 64 MiB at most.
+report_size() {
+  local bytes
+  bytes=$(( $(du -sb "$CARRY" | cut -f1) + $(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1) ))
+  echo "$CARRY and the repo's files: $((bytes / 1048576)) MiB of the transfer's 64"
+  if [ "$bytes" -gt $((60 * 1048576)) ]; then
+    echo "gpu-check: warning: within 4 MiB of the 64 MiB transfer; a larger engine will not go" >&2
+  fi
+}
+
+batch8_engines() {
+  echo "== models with PyTorch twins at batch 8 (timing only)"
+  $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models-b8" --batch 8 \
+    --models mobilenetv2,resnet50,bert-base,vit-b16,gpt2
+}
+
+prepare() {
+  local py=$PY infer_opt=$INFER_OPT
+  new_carry
+  mkdir -p "$CARRY/models"
   echo "== conformance engines (sm_90)"
   $py scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
   tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
@@ -83,22 +121,22 @@ prepare() {
   echo "== real models, --no-cuda-stage-tiles"
   $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-direct" --max-mb 0 \
     --flag=--no-cuda-stage-tiles
-  echo "== models with PyTorch twins at batch 8 (timing only)"
-  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-b8" --batch 8 \
-    --models mobilenetv2,resnet50,bert-base,vit-b16,gpt2
+  batch8_engines
+  report_size
+}
+
+# The sweep's engines go in a carry of their own (build-sweep), for a
+# second call: with them, build-carry would pass the 64 MiB transfer.
+prepare_sweep() {
+  new_carry
+  batch8_engines
   echo "== the tile-plan sweep at batch 8 (timing only): ${SWEEP_PLANS// /, }"
   local plan
   for plan in $SWEEP_PLANS; do
-    $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-sweep/$plan" \
+    $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models-sweep/$plan" \
       --batch 8 --models "$SWEEP_MODELS" --flag=--cuda-tile-plan="$plan"
   done
-  # What travels: the repo's files and the carry, 64 MiB at most.
-  local bytes
-  bytes=$(( $(du -sb "$CARRY" | cut -f1) + $(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1) ))
-  echo "build-carry and the repo's files: $((bytes / 1048576)) MiB of the transfer's 64"
-  if [ "$bytes" -gt $((60 * 1048576)) ]; then
-    echo "gpu-check: warning: within 4 MiB of the 64 MiB transfer; a larger engine will not go" >&2
-  fi
+  report_size
 }
 
 # The runtime and infer-run without MLIR (a machine kept warm has them).
@@ -182,8 +220,8 @@ pack() {
 run() {
   OUT_DIR=${1:-}
   [[ -n $OUT_DIR ]] || { echo "usage: scripts/gpu-check.sh run OUTDIR" >&2; exit 2; }
-  [[ -f $CARRY/models/manifest.json ]] ||
-    { echo "gpu-check: $CARRY/models/manifest.json missing: run 'scripts/gpu-check.sh prepare' first, and carry $CARRY" >&2; exit 1; }
+  [[ -d $CARRY ]] ||
+    { echo "gpu-check: $CARRY missing: run 'scripts/gpu-check.sh prepare' (or prepare-sweep) first, and carry $CARRY" >&2; exit 1; }
   mkdir -p "$OUT_DIR"
   OUT_DIR=$(cd "$OUT_DIR" && pwd)
   WORK=$(mktemp -d)
@@ -232,7 +270,8 @@ run() {
 
 case $mode in
   prepare) prepare ;;
+  prepare-sweep) CARRY=${GPU_CHECK_CARRY:-build-sweep}; prepare_sweep ;;
   run) shift; run "$@" ;;
   _phase) set -o pipefail; "phase_$2" ;; # run's own: one phase, in its own process.
-  *) echo "usage: scripts/gpu-check.sh prepare | run OUTDIR" >&2; exit 2 ;;
+  *) echo "usage: scripts/gpu-check.sh prepare | prepare-sweep | run OUTDIR" >&2; exit 2 ;;
 esac

@@ -152,7 +152,7 @@ def test_run_without_prepare_says_so(tmp_path):
     run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(tmp_path / "o")],
                          env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 1
-    assert "run 'scripts/gpu-check.sh prepare' first" in run.stderr
+    assert "run 'scripts/gpu-check.sh prepare' (or prepare-sweep) first" in run.stderr
 
 
 def test_usage_errors(tmp_path):

@@ -58,16 +58,26 @@ def staged_launches(profile_dir: Path, model: str) -> list[dict] | None:
     return rows if isinstance(rows, list) else None
 
 
-def best_per_launch(runs: list[tuple[str, Path]], model: str):
-    """Each staged-tiles launch at its fastest plan: (the baseline's staged
-    ms, the best's, {plan: launches it wins}), or None without the
-    baseline's profile or with engines whose launches differ."""
+def comparable_profiles(runs: list[tuple[str, Path]], model: str):
+    """The model's launches in each run whose engine has the baseline's
+    (the first run's) kernels in its order: [(label, launches)], the
+    baseline first; empty without the baseline's profile."""
     profiles = [(label, staged_launches(d, model)) for label, d in runs]
     base = profiles[0][1]
     if not base:
+        return []
+    return [(label, rows) for label, rows in profiles
+            if rows and [r["kernel"] for r in rows] == [r["kernel"] for r in base]]
+
+
+def best_per_launch(runs: list[tuple[str, Path]], model: str):
+    """Each staged-tiles launch at its fastest plan: (the baseline's staged
+    ms, the best's, {plan: launches it wins}), or None without the
+    baseline's profile."""
+    usable = comparable_profiles(runs, model)
+    if not usable:
         return None
-    usable = [(label, rows) for label, rows in profiles
-              if rows and [r["kernel"] for r in rows] == [r["kernel"] for r in base]]
+    base = usable[0][1]
     base_ms = best_ms = 0.0
     wins: dict[str, int] = {}
     for i, launch in enumerate(base):
@@ -87,14 +97,9 @@ def tuned_plans(runs: list[tuple[str, Path]], models: list[str],
     ms per run that profiled all of its launches."""
     totals: dict[str, dict[str, list]] = {}  # contraction -> label -> [ms, launches, plan]
     for model in models:
-        profiles = [(label, staged_launches(d, model)) for label, d in runs]
-        base = profiles[0][1]
-        if not base:
-            continue
-        for label, rows in profiles:
-            if not rows or [r["kernel"] for r in rows] != [r["kernel"] for r in base]:
-                continue
-            for heuristic, launch in zip(base, rows):
+        usable = comparable_profiles(runs, model)
+        for label, rows in usable:
+            for heuristic, launch in zip(usable[0][1], rows):
                 key = heuristic.get("contraction")
                 if heuristic.get("strategy") != "staged_tiles" or not key:
                     continue

@@ -292,17 +292,27 @@ def test_plans_cover_the_configurations(tmp_path):
 
 # Plans fixed by hand (tile-plan, infer-opt --cuda-tile-plan: sweeps on a
 # GPU), with what the heuristic never picks: warps of 4 fragments a side
-# (blocks of 128), 4 stages; on partial blocks, transposed operands, a k
-# tail, split k and a fused prologue and epilogue. Each must be taken as
-# given (the launch record's config) and match numpy.
+# (blocks of 128), 4 stages, forced groups; on partial blocks (within the
+# 1/8 of wasted work a plan may have), transposed operands, a k tail, split
+# k and a fused prologue and epilogue. Each must be taken as given (the
+# launch record's config) and match numpy.
+CASES.update({
+    # 240 rows: the second block of 128 is 1/8 outside.
+    "rows_past_128": einsum_case("mk,kn->mn", {"a": (240, 16), "b": (16, 128),
+                                               "c": (240, 128)}),
+    # 240 columns of a column-major B, k = 24.
+    "columns_past_128_transposed": einsum_case("mk,nk->mn", {"a": (128, 24), "b": (240, 24),
+                                                             "c": (128, 240)}),
+})
+FUSED_CASES["rows_past_128"] = _fused_case((240, 16), (16, 128), prologue=True)
 FORCED_PLANS = [
-    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_m", False),
-    ("warp=4x4,step=8,stages=3,groups=1", "columns_past_n_transposed", False),
-    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_m", True),
-    ("warp=4x2,step=8,stages=4,groups=1", "transposed_a", False),
-    ("warp=2x4,step=8,stages=3,groups=1", "k_tail_output_m_contiguous", False),
-    ("warp=4x1,step=8,stages=3,groups=2", "prologue_split_k", True),
-    ("warp=1x2,step=8,stages=2,groups=4", "split_k", False),
+    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_128", False),
+    ("warp=4x4,step=16,stages=2,groups=1", "rows_past_128", True),
+    ("warp=4x4,step=8,stages=3,groups=1", "columns_past_128_transposed", False),
+    ("warp=4x2,step=8,stages=3,groups=1", "columns_past_128_transposed", False),
+    ("warp=2x2,step=8,stages=4,groups=1", "transposed_a", False),
+    ("warp=1x1,step=8,stages=4,groups=2", "prologue_split_k", True),
+    ("warp=1x1,step=8,stages=2,groups=4", "split_k", False),
 ]
 
 
@@ -314,15 +324,20 @@ def test_forced_plan_matches_numpy(tmp_path, plan, name, fuse):
     assert re.findall(r'config = "([^"]*)"', generic) == [plan]
 
 
-def test_a_plan_that_does_not_fit_falls_back_to_the_heuristic(tmp_path):
-    """4 stages of 128 x 32 and 32 x 128 tiles would need 70 KiB of shared
-    memory: the kernel gets the heuristic's plan, and says so."""
-    text = CASES["matmul"][0]
-    forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,step=32,stages=4")
+@pytest.mark.parametrize("plan,why", [
+    # 4 stages of 128 x 32 and 32 x 128 tiles would need 140 KiB of shared memory.
+    ("warp=4x4,step=32,stages=4", "shared memory"),
+    # Blocks of 128 x 128 over 208 x 64 would waste 2/3 of their work.
+    ("warp=4x4", "waste"),
+])
+def test_a_plan_that_does_not_suit_falls_back_to_the_heuristic(tmp_path, plan, why):
+    """The kernel gets the heuristic's whole plan, and its record says so."""
+    text = CASES["matmul" if why == "shared memory" else "rows_past_m"][0]
+    forced = compile_kernels(tmp_path, text, stage=True, plan=plan)
     heuristic = compile_kernels(tmp_path, text, stage=True)
     found = re.findall(r'config = "([^"]*)"', forced)
     assert found == re.findall(r'config = "([^"]*)"', heuristic)
-    assert found == ["warp=1x1,step=32,stages=3,groups=1"]
+    assert not found[0].startswith("warp=4x4")
 
 
 def test_a_malformed_plan_is_an_error(tmp_path):

@@ -810,7 +810,7 @@ int main(int argc, char **argv) {
                  "2x2 warps), step=K (k a round: 8, 16, 32), stages=S (2 to 4), groups=G (groups "
                  "of 4 warps splitting k: 1, 2, 4), e.g. warp=4x2,step=16. A contraction the "
                  "parts do not suit (k does not split evenly, the tiles pass 48 KiB of shared "
-                 "memory) keeps the heuristic's plan; each launch's plan is in the engine's "
+                 "memory, the blocks waste over 1/8 of their work) keeps the heuristic's plan; each launch's plan is in the engine's "
                  "launch records ('config') and --dump-kernels' launches.txt");
   CLI::Option *tunedPlans = app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
                  "CUDA: tuned plans for particular contractions, from a JSON file that "

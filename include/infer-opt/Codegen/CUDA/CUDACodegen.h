@@ -38,7 +38,8 @@ inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
 /// --cuda-tile-plan), for sweeps that time the heuristic's alternatives on a
 /// GPU. Each part given replaces the heuristic's choice in every staged
 /// kernel whose contraction it suits (k splits evenly, the tiles fit in
-/// shared memory); the others get the heuristic's whole plan. The launch
+/// shared memory, the blocks waste at most 1/8 of their work past m and n);
+/// the others get the heuristic's whole plan. The launch
 /// records say which plan each kernel got (CUDALaunch::config).
 /// Text form: any of "warp=MxN,step=K,stages=S,groups=G", comma-separated.
 struct TilePlanChoice {

@@ -106,20 +106,19 @@ batch8_engines() {
 }
 
 prepare() {
-  local py=$PY infer_opt=$INFER_OPT
   new_carry
   mkdir -p "$CARRY/models"
   echo "== conformance engines (sm_90)"
-  $py scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
+  $PY scripts/conformance.py --target cuda --cuda-archs sm_90 --compile-to "$CARRY/conformance"
   tar -C "$CARRY" -cJf "$CARRY/conformance.tar.xz" conformance && rm -rf "$CARRY/conformance"
   echo "== real models"
   # Models over 12 MB go split: the transfer is 64 MiB with the repo, and
   # MobileNetV2's 15 MB engine would leave under 2 MiB (PP-OCR rec's 10.4 MB
   # ONNX file is the largest that goes whole: it cannot be regenerated).
-  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models" --max-mb 12 \
+  $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models" --max-mb 12 \
     --also-fp32 ppocr-det
   echo "== real models, --no-cuda-stage-tiles"
-  $py scripts/gpu_models.py --infer-opt "$infer_opt" --out "$CARRY/models-direct" --max-mb 0 \
+  $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models-direct" --max-mb 0 \
     --flag=--no-cuda-stage-tiles
   batch8_engines
   report_size

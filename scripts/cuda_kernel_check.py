@@ -8,7 +8,9 @@ For each real model (the list of scripts/import_real_models.sh):
   2. ptxas's -v report must show no spill stores or loads;
   3. ``cuobjdump -sass`` of each cubin: no local-memory instruction
      (LDL/STL) in any kernel, every kernel the plan marks
-     ``tensor-cores`` (launches.txt) has HMMA instructions, and some
+     ``tensor-cores`` (launches.txt) has HMMA instructions (a staged
+     kernel's all HMMA.1684 with mma=wmma in its plan, all HMMA.1688 with
+     mma=sync: WMMA's products or mma.sync's), and some
      kernel makes 16-byte global accesses (LDG/STG .128: the elementwise
      kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
      block reductions) are counted, and so are tensor-core kernels that
@@ -95,8 +97,12 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             return f"infer-opt exit {p.returncode}: {p.stderr.strip()[-500:]}"
-        marked = {line.split()[0] for line in (dump / "launches.txt").read_text().splitlines()
-                  if "tensor-cores" in line.split()}
+        launches = (dump / "launches.txt").read_text().splitlines()
+        marked = {line.split()[0] for line in launches if "tensor-cores" in line.split()}
+        # How each staged kernel multiplies (its plan's mma): WMMA's 16x16x8
+        # products are HMMA.1684 to ptxas, mma.sync's 16x8x8 HMMA.1688.
+        mma_of = {line.split()[0]: m.group(1) for line in launches
+                  if (m := re.search(r"staged_tiles\([^)]*\bmma=(\w+)", line))}
         hmma = 0
         wide: set[str] = set()
         shuffles: set[str] = set()
@@ -121,6 +127,10 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 if "HMMA" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no HMMA"
                 hmma += sass[kernel].count("HMMA")
+                shape = {"sync": "HMMA.1688", "wmma": "HMMA.1684"}.get(mma_of.get(kernel, ""))
+                if shape and re.findall(r"\bHMMA\.\d+", sass[kernel]) != \
+                        [shape] * sass[kernel].count("HMMA"):
+                    return f"{arch}: {kernel} (mma={mma_of[kernel]}) has HMMA other than {shape}"
                 if re.search(r"\bLDGSTS\.E(\.BYPASS)?\.128\b", sass[kernel]) and \
                         "BAR.SYNC" in sass[kernel]:
                     staged.add(kernel)

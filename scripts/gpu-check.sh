@@ -8,12 +8,14 @@
 #       and nlohmann/json headers for building infer-run there. Engines too
 #       large for the GPU machine's 64 MiB transfer (MobileNetV2, ResNet-50,
 #       BERT, ViT, GPT-2) go with their weights split off
-#       (scripts/gpu_models.py). A second set
-#       of engines, compiled with --no-cuda-stage-tiles (the tensor-core
-#       kernels whose warps load their fragments from global memory, the
-#       default until 2026-11-26), goes in build-carry/models-direct: the
-#       synthetic models split (their outputs are checked), PP-OCR's as
-#       timing-only engines (they would not fit). PP-OCR det also goes
+#       (scripts/gpu_models.py). Other sets of the same engines, each
+#       compiled with one more flag (GPU_CHECK_VARIANTS, below), go in
+#       build-carry/models-VARIANT: the synthetic models split (their
+#       outputs are checked), PP-OCR's as timing-only engines (they would
+#       not fit). The default is `sync` alone (--cuda-tile-plan=mma=sync:
+#       the staged kernels multiply with mma.sync, not WMMA); `direct`
+#       (--no-cuda-stage-tiles: the warp-a-tile kernels, the default until
+#       2026-11-26) was timed on 2026-11-26. PP-OCR det also goes
 #       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
 #       off ONNX Runtime's in relative L2, and full float32 tells whether
 #       that is TF32's rounding. The models with PyTorch twins go at batch 8
@@ -39,7 +41,8 @@
 #         torch      the benchmark again, with PyTorch eager and torch.compile
 #                    twins side by side (replaces bench's tables)
 #         conformance  the ONNX backend node tests on the GPU
-#         direct     the --no-cuda-stage-tiles engines: outputs, profiles, timings
+#         sync, direct  a variant's engines (models-VARIANT): outputs,
+#                    profiles, timings (gpu-VARIANT-DATE.md)
 #         batch8     throughput at batch 8 against the PyTorch twins at batch 8,
 #                    and every launch timed alone (profiles-b8/)
 #         sweep      the tile-plan sweep: the batch-8 models compiled with
@@ -52,7 +55,7 @@
 #       order (a second call for what the first left undone).
 #       What comes back from the device tool is at most 8 files, so OUTDIR gets
 #       gpu-check.log (everything printed, and each phase's outcome and
-#       seconds), the tables (gpu-DATE.md, gpu-direct-DATE.md, gpu-b8-DATE.md,
+#       seconds), the tables (gpu-DATE.md, gpu-sync-DATE.md, gpu-b8-DATE.md,
 #       gpu-sweep-DATE.md, cuda.md) and results.tar.gz (those and their JSON,
 #       cuda.json and every launch's time in profiles*/), rewritten after
 #       each phase. Copy the tables to docs/benchmarks/ and
@@ -76,7 +79,18 @@ CARRY=${GPU_CHECK_CARRY:-build-carry}
 # The sweep's plans (infer-opt --cuda-tile-plan; no spaces within one) and
 # models: warps of 4 fragments a side (blocks of 128) are what the heuristic
 # never picks; warp=2x2 is its largest, taken whatever the block count.
-SWEEP_PLANS=${GPU_SWEEP_PLANS:-warp=4x4 warp=4x2 warp=2x2}
+# mma=sync first: the heuristic's tiles multiplied with mma.sync instead of
+# WMMA, the plain comparison of the two.
+SWEEP_PLANS=${GPU_SWEEP_PLANS:-mma=sync warp=4x4,mma=sync warp=4x4 warp=4x2,mma=sync warp=2x2}
+# The variants `prepare` compiles the real models as, and their flags.
+VARIANTS=${GPU_CHECK_VARIANTS:-sync}
+variant_flag() {
+  case $1 in
+    sync) echo --cuda-tile-plan=mma=sync ;;
+    direct) echo --no-cuda-stage-tiles ;;
+    *) echo "gpu-check: no variant '$1' (sync, direct)" >&2; return 1 ;;
+  esac
+}
 SWEEP_MODELS=${GPU_SWEEP_MODELS:-bert-base,vit-b16,resnet50}
 
 PY=.venv/bin/python
@@ -117,9 +131,13 @@ prepare() {
   # ONNX file is the largest that goes whole: it cannot be regenerated).
   $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models" --max-mb 12 \
     --also-fp32 ppocr-det
-  echo "== real models, --no-cuda-stage-tiles"
-  $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models-direct" --max-mb 0 \
-    --flag=--no-cuda-stage-tiles
+  local variant flag
+  for variant in $VARIANTS; do
+    flag=$(variant_flag "$variant")
+    echo "== real models, $flag"
+    $PY scripts/gpu_models.py --infer-opt "$INFER_OPT" --out "$CARRY/models-$variant" --max-mb 0 \
+      --flag="$flag"
+  done
   batch8_engines
   report_size
 }
@@ -172,13 +190,16 @@ phase_conformance() {
     --infer-run build-gpu/bin/infer-run --device cuda --jobs "$(( $(nproc) < 16 ? $(nproc) : 16 ))" \
     --json "$WORK/cuda.json" --markdown "$WORK/cuda.md" | tail -n 30
 }
-phase_direct() {
-  python3 scripts/gpu_models.py --restore "$CARRY/models-direct" --onnx-dir "$CARRY/models/onnx" || true
-  python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-direct/manifest.json" --profile \
-    --profile-dir "$WORK/profiles-direct" || true
-  bench "$CARRY/models-direct" "gpu-direct-$DAY" --no-torch \
-    --title "GPU benchmark, $DAY: --no-cuda-stage-tiles"
+variant() { # variant NAME: its engines' outputs, profiles and timings
+  local name=$1 dir=$CARRY/models-$1
+  [[ -d $dir ]] || { echo "gpu-check: no $dir: prepare with GPU_CHECK_VARIANTS=\"$name\"" >&2; return 1; }
+  python3 scripts/gpu_models.py --restore "$dir" --onnx-dir "$CARRY/models/onnx" || true
+  python3 scripts/cuda_plan_exec.py --manifest "$dir/manifest.json" --profile \
+    --profile-dir "$WORK/profiles-$name" || true
+  bench "$dir" "gpu-$name-$DAY" --no-torch --title "GPU benchmark, $DAY: $(variant_flag "$name")"
 }
+phase_sync() { variant sync; }
+phase_direct() { variant direct; }
 phase_batch8() {
   python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-b8/manifest.json" --profile \
     --profile-dir "$WORK/profiles-b8" || true
@@ -229,7 +250,7 @@ run() {
   local budget=${GPU_CHECK_SECONDS:-540} log="$OUT_DIR/gpu-check.log"
   local deadline=$((SECONDS + budget)) failed=0 name left start rc
   echo "gpu-check: $budget s for the phases, from $(date -u +%T) UTC" | tee "$log"
-  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance direct batch8 sweep}
+  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance sync batch8 sweep}
   for name in ${phases//,/ }; do
     if ! declare -F "phase_$name" >/dev/null; then
       echo "gpu-check: no phase '$name' in GPU_CHECK_PHASES" >&2

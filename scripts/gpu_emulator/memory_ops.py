@@ -238,11 +238,20 @@ class MemoryOps:
     def op_vector_extract(self, op, ins, mask):
         position = [int(p) for p in re.search(r"static_position = array<i64: ([-\d, ]*)>",
                                               op.text).group(1).split(",") if p.strip()]
-        return ins[0][:, position[0]]
+        return ins[0][(slice(None), *position)]
 
     def op_vector_from_elements(self, op, ins, mask):
-        return np.stack(ins, axis=1)
+        return np.stack(ins, axis=1).reshape(self.threads, *_vector_shape(op.result_type()))
 
     def op_vector_broadcast(self, op, ins, mask):
-        lanes = int(re.search(r"-> vector<(\d+)x", op.text).group(1))
-        return np.repeat(ins[0][:, None], lanes, axis=1)
+        shape = _vector_shape(op.result_type())
+        return np.broadcast_to(ins[0].reshape(self.threads, *[1] * len(shape)),
+                               (self.threads, *shape)).copy()
+
+
+def _vector_shape(typ: str) -> list[int]:
+    """vector<4x1xf32> -> [4, 1]."""
+    match = re.fullmatch(r"vector<((?:\d+x)+)\w+>", typ.strip())
+    if not match:
+        raise EmulationError(f"not a vector type: {typ}")
+    return [int(d) for d in match.group(1).split("x") if d]

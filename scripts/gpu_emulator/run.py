@@ -14,9 +14,10 @@ from .memory import View
 from .memory_ops import MemoryOps
 from .wmma import WmmaOps
 from .async_copy import AsyncCopyOps
+from .mma_sync import MmaSyncOps
 
 
-class Run(ArithOps, MemoryOps, WmmaOps, AsyncCopyOps):
+class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
     """One batch of threads (a block, or several when the kernel has no
     shared memory) running a gpu.func."""
 

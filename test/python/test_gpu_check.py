@@ -66,7 +66,7 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     assert "phase restore: done" in log
     assert "phase bench: done" in log
     assert "phase profiles: timed out" in log
-    for later in ("torch", "conformance", "direct", "batch8", "sweep"):
+    for later in ("torch", "conformance", "sync", "batch8", "sweep"):
         assert f"phase {later}: skipped, no time left" in log
     # At most 8 files come back from the device tool: the log, the tables
     # and one archive.
@@ -80,20 +80,24 @@ def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     assert run.stdout.rstrip().splitlines()[-1].startswith("phase sweep: skipped")
 
 
-def test_chosen_phases_run_in_their_order(tmp_path):
+def run_phases(tmp_path: Path, phases: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`run` with GPU_CHECK_PHASES=`phases` in a fake repo; its output dir."""
     repo, env = fake_repo(tmp_path)
     out = tmp_path / "out"
-    env["GPU_CHECK_PHASES"] = "runtime,torch bench"
+    env["GPU_CHECK_PHASES"] = phases
     run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
                          env=env, capture_output=True, text=True, timeout=120)
+    return run, out
+
+
+def test_chosen_phases_run_in_their_order(tmp_path):
+    run, out = run_phases(tmp_path, "runtime,torch bench")
     assert run.returncode == 0, run.stdout + run.stderr
     outcomes = [line for line in run.stdout.splitlines() if line.startswith("phase ")]
     assert [line.split(":")[0] for line in outcomes[-3:]] == [
         "phase runtime", "phase torch", "phase bench"]
     assert "profiles" not in (out / "gpu-check.log").read_text()
-    env["GPU_CHECK_PHASES"] = "runtime stagd"
-    run = subprocess.run(["bash", str(repo / "scripts" / "gpu-check.sh"), "run", str(out)],
-                         env=env, capture_output=True, text=True, timeout=60)
+    run, _ = run_phases(tmp_path / "again", "runtime stagd")
     assert run.returncode == 2
     assert "no phase 'stagd' in GPU_CHECK_PHASES" in run.stderr
 
@@ -144,6 +148,17 @@ def test_sweep_tables_each_plan_against_the_heuristic(tmp_path):
     assert tuned["plans"] == {"batch=8,m=1024,n=768,k=768,a=row,b=col": "warp=4x4,step=16"}
     assert tuned["timings_ms"]["batch=8,m=1024,n=64,k=64,a=row,b=row"] == {
         "heuristic": 1.0, "warp=2x2": 0.985, "warp=4x4": 0.985}
+
+
+def test_a_variant_without_its_engines_says_so(tmp_path):
+    """`prepare` compiles the variants GPU_CHECK_VARIANTS names; a phase of
+    another fails with what to do, and the next phases still run."""
+    run, out = run_phases(tmp_path, "runtime direct bench")
+    assert run.returncode == 1, run.stdout + run.stderr
+    log = (out / "gpu-check.log").read_text()
+    assert 'no build-carry/models-direct: prepare with GPU_CHECK_VARIANTS="direct"' in log
+    assert "phase direct: failed" in log
+    assert "phase bench: done" in log
 
 
 def test_run_without_prepare_says_so(tmp_path):

@@ -6,7 +6,8 @@ convolution, a batch of images against one weight, views with offsets,
 shapes with partial block tiles). It is compiled by
 ``infer-opt --infer-outline-kernels --infer-cuda-map-to-gpu`` both ways
 (``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
-``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp), and
+``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp,
+multiplied with WMMA or, with ``tile-plan=mma=sync``, mma.sync), and
 the kernel is run by scripts/gpu_emulator/, which also checks bounds, alignment,
 warp uniformity and shared-memory races; the result must match numpy. The
 fused cases add a prologue and an epilogue (``--infer-cuda-fuse-epilogues``
@@ -27,7 +28,7 @@ import pytest
 from infer_cpu import INFER_OPT, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
-from gpu_emulator import EmulationError, run_launches  # noqa: E402
+from gpu_emulator import EmulationError, Emulator, run_launches  # noqa: E402
 
 
 def contraction(dims: str, maps: tuple[str, str, str], iterators: str, types: tuple[str, str, str],
@@ -253,23 +254,51 @@ def run_case(tmp_path, name: str, stage: bool, fuse: bool = False,
     return generic, arrays
 
 
-@pytest.mark.parametrize("stage", [False, True], ids=["warp_tiles", "staged_tiles"])
+# The three kernels: a warp a 16x16 tile from global memory; tiles staged
+# in shared memory, multiplied with WMMA (the default) or with mma.sync
+# (tile-plan mma=sync, MmaSync.h). Each case runs all three.
+KERNELS = {"warp_tiles": (False, ""), "staged_tiles": (True, ""),
+           "mma_sync": (True, "mma=sync")}
+# Slow to emulate with mma.sync's per-lane registers (20 and 50 s); the
+# forced plans below cover warps of several fragments with mma.sync.
+SLOW_WITH_MMA_SYNC = {"register_blocked"}
+
+
+def check_kernels(generic: str, name: str, kernel: str, every_launch: bool) -> None:
+    """The launches are of the kernel asked for (one case may be too small
+    for staged tiles), and a staged kernel multiplies as its plan says."""
+    stage, plan = KERNELS[kernel]
+    staged = stage and name not in WARP_TILES_ONLY
+    strategies = re.findall(r'strategy = "(\w+)"', generic)
+    want = "staged_tiles" if staged else "tensor_cores"
+    assert (strategies if every_launch else set(strategies)) == \
+        ([want] if every_launch else {want}), strategies
+    if staged:
+        mma = "sync" if plan else "wmma"
+        assert all(c.endswith(f",mma={mma}") for c in re.findall(r'config = "([^"]*)"', generic))
+        assert ('"nvgpu.mma.sync"' in generic) == (mma == "sync")
+        assert ('"gpu.subgroup_mma_compute"' in generic) == (mma == "wmma")
+
+
+def run_kernel(tmp_path, name: str, kernel: str, fuse: bool) -> None:
+    if kernel == "mma_sync" and name in SLOW_WITH_MMA_SYNC:
+        pytest.skip("covered by the forced plans")
+    stage, plan = KERNELS[kernel]
+    generic, _ = run_case(tmp_path, name, stage, fuse=fuse, plan=plan)
+    check_kernels(generic, name, kernel, every_launch=fuse)
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_kernel_matches_numpy(tmp_path, name, stage):
-    generic, _ = run_case(tmp_path, name, stage)
-    strategies = set(re.findall(r'strategy = "(\w+)"', generic))
-    staged = stage and name not in WARP_TILES_ONLY
-    assert strategies == {"staged_tiles" if staged else "tensor_cores"}, strategies
+def test_kernel_matches_numpy(tmp_path, name, kernel):
+    run_kernel(tmp_path, name, kernel, fuse=False)
 
 
-@pytest.mark.parametrize("stage", [False, True], ids=["warp_tiles", "staged_tiles"])
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("name", sorted(FUSED_CASES))
-def test_fused_kernel_matches_numpy(tmp_path, name, stage):
-    """The prologue and epilogue run in the contraction's one kernel, both ways."""
-    generic, _ = run_case(tmp_path, name, stage, fuse=True)
-    launches = re.findall(r'strategy = "(\w+)"', generic)
-    staged = stage and name not in WARP_TILES_ONLY
-    assert launches == ["staged_tiles" if staged else "tensor_cores"], launches
+def test_fused_kernel_matches_numpy(tmp_path, name, kernel):
+    """The prologue and epilogue run in the contraction's one kernel, each way."""
+    run_kernel(tmp_path, name, kernel, fuse=True)
 
 
 def test_plans_cover_the_configurations(tmp_path):
@@ -314,6 +343,11 @@ FORCED_PLANS = [
     ("warp=1x1,step=8,stages=4,groups=2", "prologue_split_k", True),
     ("warp=1x1,step=8,stages=2,groups=4", "split_k", False),
 ]
+# Each with WMMA and with mma.sync (ldmatrix for the operands whose k is
+# contiguous, a float at a time for the others: transposed_a's A,
+# rows_past_128's B).
+FORCED_PLANS = [(f"{plan},mma={mma}", name, fuse)
+                for plan, name, fuse in FORCED_PLANS for mma in ("wmma", "sync")]
 
 
 @pytest.mark.parametrize("plan,name,fuse", FORCED_PLANS,
@@ -340,6 +374,41 @@ def test_a_plan_that_does_not_suit_falls_back_to_the_heuristic(tmp_path, plan, w
     assert not found[0].startswith("warp=4x4")
 
 
+@pytest.mark.parametrize("name,fuse", [("transposed_b", False), ("transposed_a", False),
+                                       ("prologue_split_k", True)])
+def test_mma_sync_rounds_and_sums_as_wmma_does(tmp_path, name, fuse):
+    """With TF32 (the emulator rounding A and B as the GPU does), both ways
+    of multiplying give the same bits: each element rounded once, the same
+    products summed in the same order (a step of 8 of k at a time). ldmatrix
+    and the float-at-a-time loads cover both operands between the cases."""
+    text, shapes, _ = (FUSED_CASES if fuse else CASES)[name]
+    rng = np.random.default_rng(1)
+    inputs = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]
+    results = []
+    for plan in ("mma=wmma", "mma=sync"):
+        arrays = [a.copy() for a in inputs]
+        Emulator(compile_kernels(tmp_path, text, stage=True, fuse=fuse, plan=plan),
+                 tf32="rna").run(arrays)
+        results.append(arrays)
+    for wmma, sync in zip(*results):
+        np.testing.assert_array_equal(wmma, sync)
+    # And the rounding happened: exact products differ.
+    arrays = [a.copy() for a in inputs]
+    run_launches(compile_kernels(tmp_path, text, stage=True, fuse=fuse, plan="mma=sync"), arrays)
+    assert any((a != b).any() for a, b in zip(arrays, results[1]))
+
+
+def test_a_plan_that_does_not_suit_keeps_its_mma(tmp_path):
+    """How the warps multiply suits any contraction: a fallback keeps it."""
+    text = CASES["rows_past_m"][0]
+    forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,mma=sync")
+    heuristic = compile_kernels(tmp_path, text, stage=True)
+    [found] = re.findall(r'config = "([^"]*)"', forced)
+    [default] = re.findall(r'config = "([^"]*)"', heuristic)
+    assert default.endswith(",mma=wmma")
+    assert found == default.replace(",mma=wmma", ",mma=sync")
+
+
 def test_a_malformed_plan_is_an_error(tmp_path):
     source = tmp_path / "case.mlir"
     source.write_text(CASES["matmul"][0])
@@ -363,21 +432,41 @@ def assert_refused_without(generic: str, shapes, op: str, count: int, match: str
         run_launches(broken, arrays)
 
 
-def test_emulator_catches_a_missing_barrier(tmp_path):
+@pytest.mark.parametrize("plan", ["", "mma=sync"], ids=["wmma", "mma_sync"])
+def test_emulator_catches_a_missing_barrier(tmp_path, plan):
     """The check that makes the staged cases mean something: without the
     barrier of each round, a warp reads tiles that other threads' copies
-    wrote, and overwrites a stage another warp still reads."""
+    wrote (with WMMA loads, or ldmatrix and a float at a time), and
+    overwrites a stage another warp still reads."""
     text, shapes, _ = CASES["matmul"]
-    generic = compile_kernels(tmp_path, text, stage=True)
+    generic = compile_kernels(tmp_path, text, stage=True, plan=plan)
     assert_refused_without(generic, shapes, '"gpu.barrier"', 1, "barrier between")
 
 
-def test_emulator_catches_a_missing_async_wait(tmp_path):
+@pytest.mark.parametrize("plan", ["", "mma=sync"], ids=["wmma", "mma_sync"])
+def test_emulator_catches_a_missing_async_wait(tmp_path, plan):
     """The tiles come by cp.async: without the wait of each round, the
     fragments would be loaded from tiles whose copies are still in flight."""
     text, shapes, _ = CASES["matmul"]
-    generic = compile_kernels(tmp_path, text, stage=True)
+    generic = compile_kernels(tmp_path, text, stage=True, plan=plan)
     assert_refused_without(generic, shapes, '"nvvm.cp.async.wait.group"', 1, "in flight")
+
+
+def test_emulator_catches_an_mma_sync_epilogue_read_before_its_warp_barrier(tmp_path):
+    """With mma.sync each lane stores its own accumulators into the warp's
+    16x16 floats for the epilogue, whose lanes read other lanes' floats:
+    without the warp barrier between, the emulator refuses the kernel."""
+    text, shapes, _ = FUSED_CASES["rows_past_m"]
+    generic = compile_kernels(tmp_path, text, stage=True, fuse=True, plan="mma=sync")
+    lines = generic.splitlines()
+    stores = [i for i, line in enumerate(lines) if '"vector.store"' in line and "workgroup" in line]
+    syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
+    # The first warp barrier after the lanes' stores of a fragment.
+    after = next(i for i in syncs if i > stores[0])
+    broken = "\n".join(line for i, line in enumerate(lines) if i != after)
+    arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
+    with pytest.raises(EmulationError, match="lane"):
+        run_launches(broken, arrays)
 
 
 def test_emulator_catches_a_missing_prologue_barrier(tmp_path):

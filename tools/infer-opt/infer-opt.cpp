@@ -808,10 +808,13 @@ int main(int argc, char **argv) {
                  "CUDA, for tuning sweeps: fix parts of every staged-tiles kernel's plan, any "
                  "of warp=MxN (16x16 fragments a warp along m and n: 1, 2 or 4 each; a block is "
                  "2x2 warps), step=K (k a round: 8, 16, 32), stages=S (2 to 4), groups=G (groups "
-                 "of 4 warps splitting k: 1, 2, 4), e.g. warp=4x2,step=16. A contraction the "
-                 "parts do not suit (k does not split evenly, the tiles pass 48 KiB of shared "
-                 "memory, the blocks waste over 1/8 of their work) keeps the heuristic's plan; each launch's plan is in the engine's "
-                 "launch records ('config') and --dump-kernels' launches.txt");
+                 "of 4 warps splitting k: 1, 2, 4), mma=wmma|sync (how a warp multiplies: WMMA, "
+                 "the default, or mma.sync m16n8k8 on ldmatrix fragments), e.g. "
+                 "warp=4x2,step=16,mma=sync. A contraction the other parts do not suit (k does "
+                 "not split evenly, the tiles pass 48 KiB of shared memory, the blocks waste over "
+                 "1/8 of their work) keeps the heuristic's plan, with the mma given; each "
+                 "launch's plan is in the engine's launch records ('config') and --dump-kernels' "
+                 "launches.txt");
   CLI::Option *tunedPlans = app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
                  "CUDA: tuned plans for particular contractions, from a JSON file that "
                  "scripts/bench/sweep.py --tuned-plans writes from a sweep's timings on a GPU "

@@ -147,7 +147,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   Option<std::string> tilePlan{
       *this, "tile-plan",
       llvm::cl::desc("with stage-tiles: parts of the staged kernels' plans fixed by hand "
-                     "(TilePlanChoice: warp=MxN,step=K,stages=S,groups=G)")};
+                     "(TilePlanChoice: warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync)")};
   TilePlanChoice tilePlanChoice; // tilePlan, parsed.
   TunedTilePlans tunedPlans;     // Per contraction, before tilePlan.
   llvm::StringMap<TilePlanChoice> tunedChoices; // tunedPlans, parsed.

@@ -49,6 +49,7 @@
 #include "StagedTiles.h"
 #include "Delinearize.h"
 #include "IndexMath.h"
+#include "MmaSync.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -159,6 +160,7 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
   }
   if (!plan)
     return std::nullopt;
+  plan->mmaSync = choice.mma == TilePlanChoice::Mma::Sync;
   if (choice.groups) {
     plan->groups = choice.groups;
     if (k % (choice.groups * kTileK) != 0)
@@ -186,12 +188,15 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
                                                            const TilePlanChoice &choice) {
   if (std::optional<StagedTilePlan> chosen = planWith(s, t, choice))
     return chosen;
-  return planWith(s, t, {});
+  // How the warps multiply suits every contraction: it stays.
+  TilePlanChoice onlyMma;
+  onlyMma.mma = choice.mma;
+  return planWith(s, t, onlyMma);
 }
 
 std::string mlir::infer::describeStagedTilePlan(const StagedTilePlan &p) {
-  return llvm::formatv("warp={0}x{1},step={2},stages={3},groups={4}", p.fragM, p.fragN, p.stepK,
-                       p.stages, p.groups);
+  return llvm::formatv("warp={0}x{1},step={2},stages={3},groups={4},mma={5}", p.fragM, p.fragN,
+                       p.stepK, p.stages, p.groups, p.mmaSync ? "sync" : "wmma");
 }
 
 std::string mlir::infer::describeStagedContraction(const ContractionShape &s,
@@ -219,7 +224,7 @@ std::string mlir::infer::parseTilePlanChoice(StringRef text, TilePlanChoice &cho
     return v;
   };
   if (text.trim().empty())
-    return "an empty plan: give any of warp=MxN,step=K,stages=S,groups=G";
+    return "an empty plan: give any of warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync";
   SmallVector<StringRef> parts;
   text.split(parts, ',');
   llvm::StringSet<> seen;
@@ -229,12 +234,18 @@ std::string mlir::infer::parseTilePlanChoice(StringRef text, TilePlanChoice &cho
     key = key.trim();
     value = value.trim();
     const Field *field = llvm::find_if(fields, [&](const Field &f) { return f.key == key; });
-    if (key != "warp" && field == std::end(fields))
+    if (key != "warp" && key != "mma" && field == std::end(fields))
       return llvm::formatv("'{0}': no such part of a plan; the parts are warp=MxN, step=K, "
-                           "stages=S and groups=G",
+                           "stages=S, groups=G and mma=wmma|sync",
                            part);
     if (!seen.insert(key).second)
       return llvm::formatv("'{0}': {1} is given twice", part, key);
+    if (key == "mma") {
+      if (value != "wmma" && value != "sync")
+        return llvm::formatv("'{0}': mma (how a warp multiplies) is wmma or sync", part);
+      choice.mma = value == "sync" ? TilePlanChoice::Mma::Sync : TilePlanChoice::Mma::Wmma;
+      continue;
+    }
     if (key == "warp") {
       auto [along, across] = value.split('x');
       std::optional<int64_t> m = number(along, kSides), n = number(across, kSides);
@@ -408,7 +419,8 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                  tailRange);
 
   // Fragment f = i * fragN + j of the warp: rows warpM + 16 i, columns
-  // warpN + 16 j of the block tile.
+  // warpN + 16 j of the block tile. A fragment of C is one WMMA matrix, or
+  // (mma.sync) two accumulators of 16 x 8 (MmaSync.h).
   Type f32 = b.getF32Type();
   auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
   auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
@@ -427,28 +439,42 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
       tileRow.push_back(row);
       tileCol.push_back(col);
     }
-  auto loadC = [&](int64_t f) {
-    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, viewC, ValueRange{atC[f]},
-                                                lead(leadC), UnitAttr())
-        .getResult();
+  std::optional<MmaSyncFragments> sync;
+  if (p.mmaSync)
+    sync.emplace(e, e.rem(inGroup, 32));
+  using Fragment = SmallVector<Value, 2>;
+  const int64_t parts = p.mmaSync ? 2 : 1; // Values a fragment of C.
+  SmallVector<Type> partTypes(parts, p.mmaSync ? Type(VectorType::get({2, 2}, f32)) : typeC);
+  auto loadFragment = [&](Value memref, ValueRange at, int64_t leadDim) -> Fragment {
+    if (sync)
+      return sync->load(memref, at, leadDim);
+    return {gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, memref, at, lead(leadDim),
+                                                 UnitAttr())};
   };
-  auto storeC = [&](int64_t f, Value value) {
-    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, viewC, ValueRange{atC[f]}, lead(leadC),
-                                          UnitAttr());
+  auto storeFragment = [&](const Fragment &value, Value memref, ValueRange at, int64_t leadDim) {
+    if (sync)
+      return sync->store(value, memref, at, leadDim);
+    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value[0], memref, at, lead(leadDim), UnitAttr());
+  };
+  auto splat = [&](Value scalar) -> Fragment {
+    if (sync)
+      return sync->splat(scalar);
+    return {gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, scalar)};
+  };
+  auto loadC = [&](int64_t f) { return loadFragment(viewC, ValueRange{atC[f]}, leadC); };
+  auto storeC = [&](int64_t f, const Fragment &value) {
+    storeFragment(value, viewC, ValueRange{atC[f]}, leadC);
   };
   Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  auto zeros = [&] {
-    return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, zeroF32).getResult();
-  };
   /// `then` under `condition`, yielding a fragment; zeros otherwise.
-  auto fragmentIf = [&](Value condition, function_ref<Value()> then) {
-    auto branch = scf::IfOp::create(b, loc, TypeRange{typeC}, condition, /*withElseRegion=*/true);
+  auto fragmentIf = [&](Value condition, function_ref<Fragment()> then) -> Fragment {
+    auto branch = scf::IfOp::create(b, loc, partTypes, condition, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&branch.getThenRegion().front());
-    scf::YieldOp::create(b, loc, then());
+    scf::YieldOp::create(b, loc, ValueRange(then()));
     b.setInsertionPointToStart(&branch.getElseRegion().front());
-    scf::YieldOp::create(b, loc, zeros());
-    return branch.getResult(0);
+    scf::YieldOp::create(b, loc, ValueRange(splat(zeroF32)));
+    return Fragment(branch.getResults());
   };
   auto under = [&](Value condition, function_ref<void()> then) {
     auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
@@ -482,26 +508,24 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                           isPrologue, tileLoop, t.m, t.n, fusionTiles, warp);
   };
   // Fragment f's value before the products: C's, or the prologue's.
-  auto initialC = [&](int64_t f) -> Value {
+  auto initialC = [&](int64_t f) -> Fragment {
     if (!fusion.prologue)
       return loadC(f);
     if (auto fill = dyn_cast<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
-      return gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, fill.value());
+      return splat(fill.value());
     syncWarp(); // The lanes are done with the warp's tile (the last fragment's).
     runElementwise(fusion.prologue, /*isPrologue=*/true, f);
     syncWarp();
-    return gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, fusionTiles, fusionSlot,
-                                                lead(kTileN), UnitAttr());
+    return loadFragment(fusionTiles, fusionSlot, kTileN);
   };
   // Fragment f's final value stored to C, or fed to the epilogue.
-  auto finalC = [&](int64_t f, Value value) {
+  auto finalC = [&](int64_t f, const Fragment &value) {
     if (!fusion.epilogue) {
       storeC(f, value);
       return;
     }
     syncWarp();
-    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value, fusionTiles, fusionSlot, lead(kTileN),
-                                          UnitAttr());
+    storeFragment(value, fusionTiles, fusionSlot, kTileN);
     syncWarp();
     runElementwise(fusion.epilogue, /*isPrologue=*/false, f);
   };
@@ -511,8 +535,8 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, e.cst(0));
   SmallVector<Value> init;
   for (int64_t f = 0; f < fragments; ++f)
-    init.push_back(fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
-                              [&] { return initialC(f); }));
+    llvm::append_range(init, fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
+                                        [&] { return initialC(f); }));
   linalg::LinalgOp prologue = fusion.prologue;
   if (prologue && !isa<linalg::FillOp>(prologue.getOperation()))
     gpu::BarrierOp::create(b, loc); // The first copies go over the warps' tiles.
@@ -549,21 +573,38 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
     commit();
     Value startA = e.add(groupStart, stageStart(round)), startB = e.add(startA, sh.offsetB);
     for (int64_t kk = 0; kk < p.stepK; kk += kTileK) {
-      SmallVector<Value> fa, fb;
-      for (int64_t i = 0; i < p.fragM; ++i) {
+      auto atA = [&](int64_t i) {
         Value mm = e.add(warpM, i * kTileM);
-        Value at = t.transposeA ? e.add(e.add(startA, kk * sh.ldA), mm)
-                                : e.add(e.add(startA, e.mul(mm, sh.ldA)), kk);
-        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, scratch, ValueRange{at},
-                                                          lead(sh.ldA), transA));
-      }
-      for (int64_t j = 0; j < p.fragN; ++j) {
+        return t.transposeA ? e.add(e.add(startA, kk * sh.ldA), mm)
+                            : e.add(e.add(startA, e.mul(mm, sh.ldA)), kk);
+      };
+      auto atB = [&](int64_t j) {
         Value nn = e.add(warpN, j * kTileN);
-        Value at = t.transposeB ? e.add(e.add(startB, e.mul(nn, sh.ldB)), kk)
-                                : e.add(e.add(startB, kk * sh.ldB), nn);
-        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, scratch, ValueRange{at},
-                                                          lead(sh.ldB), transB));
+        return t.transposeB ? e.add(e.add(startB, e.mul(nn, sh.ldB)), kk)
+                            : e.add(e.add(startB, kk * sh.ldB), nn);
+      };
+      if (sync) {
+        SmallVector<Value> fa;
+        SmallVector<std::pair<Value, Value>> fb;
+        for (int64_t i = 0; i < p.fragM; ++i)
+          fa.push_back(sync->loadA(scratch, atA(i), sh.ldA, t.transposeA));
+        for (int64_t j = 0; j < p.fragN; ++j)
+          fb.push_back(sync->loadB(scratch, atB(j), sh.ldB, !t.transposeB));
+        for (int64_t i = 0; i < p.fragM; ++i)
+          for (int64_t j = 0; j < p.fragN; ++j) {
+            Value *sum = &sums[(i * p.fragN + j) * 2];
+            sum[0] = sync->multiply(fa[i], fb[j].first, sum[0]);
+            sum[1] = sync->multiply(fa[i], fb[j].second, sum[1]);
+          }
+        continue;
       }
+      SmallVector<Value> fa, fb;
+      for (int64_t i = 0; i < p.fragM; ++i)
+        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, scratch,
+                                                          ValueRange{atA(i)}, lead(sh.ldA), transA));
+      for (int64_t j = 0; j < p.fragN; ++j)
+        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, scratch,
+                                                          ValueRange{atB(j)}, lead(sh.ldB), transB));
       for (int64_t i = 0; i < p.fragM; ++i)
         for (int64_t j = 0; j < p.fragN; ++j) {
           Value &sum = sums[i * p.fragN + j];
@@ -572,6 +613,9 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
     }
     scf::YieldOp::create(b, loc, sums);
   }
+  auto result = [&](int64_t f) {
+    return Fragment(loop.getResults().slice(f * parts, parts));
+  };
   // Every warp is done with the tiles before they hold sums or fused tiles.
   if (p.groups > 1 || fusion.needsScratch())
     gpu::BarrierOp::create(b, loc);
@@ -579,7 +623,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                                               kGroupThreads * p.groups};
   if (p.groups == 1) {
     for (int64_t f = 0; f < fragments; ++f)
-      under(valid[f], [&] { finalC(f, loop.getResult(f)); });
+      under(valid[f], [&] { finalC(f, result(f)); });
     return launch;
   }
 
@@ -593,19 +637,18 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   Value notFirst = arith::XOrIOp::create(b, loc, isFirst, arith::ConstantIntOp::create(b, loc, 1, 1));
   under(notFirst, [&] {
     for (int64_t f = 0; f < fragments; ++f)
-      gpu::SubgroupMmaStoreMatrixOp::create(b, loc, loop.getResult(f), scratch,
-                                            ValueRange{published(group, f)}, lead(kTileN),
-                                            UnitAttr());
+      storeFragment(result(f), scratch, ValueRange{published(group, f)}, kTileN);
   });
   gpu::BarrierOp::create(b, loc);
   for (int64_t f = 0; f < fragments; ++f)
     under(e.both(isFirst, valid[f]), [&] {
-      Value sum = loop.getResult(f);
+      Fragment sum = result(f);
       for (int64_t g = 1; g < p.groups; ++g) {
-        Value other = gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, typeC, scratch, ValueRange{published(e.cst(g), f)}, lead(kTileN), UnitAttr());
-        sum = gpu::SubgroupMmaElementwiseOp::create(b, loc, typeC, ValueRange{sum, other},
-                                                    gpu::MMAElementwiseOp::ADDF);
+        Fragment other = loadFragment(scratch, ValueRange{published(e.cst(g), f)}, kTileN);
+        sum = sync ? sync->add(sum, other)
+                   : Fragment{gpu::SubgroupMmaElementwiseOp::create(
+                         b, loc, typeC, ValueRange{sum[0], other[0]},
+                         gpu::MMAElementwiseOp::ADDF)};
       }
       finalC(f, sum);
     });

@@ -6,7 +6,7 @@
 // rounds and a barrier, each warp stores its fragment into its own 16x16
 // floats at the start of the scratch (group 0's staged tiles, free by
 // then), and its lanes apply bias + ReLU, writing y, not C.
-// CHECK: infer.launches = [{args = [4, 0, 1, 2, 3], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
+// CHECK: infer.launches = [{args = [4, 0, 1, 2, 3], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1,mma=wmma", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<7296xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TILES:.*]] = memref.reinterpret_cast %[[SMEM]] to offset: [0], sizes: [4, 16, 16], strides: [256, 16, 1]

@@ -10,7 +10,7 @@
 // most 1 younger group is in flight, synchronizes the block, issues the
 // copies 2 rounds ahead (if any are left) as one more group, and makes 4
 // products from its stage.
-// CHECK: infer.launches = [{args = [0, 1, 2], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
+// CHECK: infer.launches = [{args = [0, 1, 2], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1,mma=wmma", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<7296xf32, #gpu.address_space<workgroup>> {llvm.align = 32 : i64})
 // CHECK-SAME: infer.staged_tiles
@@ -47,7 +47,7 @@ func.func @main(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x2
 // stages, or rounds of 32, would pass 48 KiB). After the rounds, a barrier;
 // groups 1..3 leave their sums where their tiles were, and group 0 adds
 // them to C after another barrier.
-// CHECK: infer.launches = [{args = [0, 1, 2], block = 512 : i64, config = "warp=1x1,step=16,stages=2,groups=4", contraction = "batch=1,m=32,n=32,k=1024,a=row,b=row", grid = 1 : i64
+// CHECK: infer.launches = [{args = [0, 1, 2], block = 512 : i64, config = "warp=1x1,step=16,stages=2,groups=4,mma=wmma", contraction = "batch=1,m=32,n=32,k=1024,a=row,b=row", grid = 1 : i64
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: memref<10240xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>

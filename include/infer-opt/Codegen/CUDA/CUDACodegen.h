@@ -41,13 +41,19 @@ inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
 /// shared memory, the blocks waste at most 1/8 of their work past m and n);
 /// the others get the heuristic's whole plan. The launch
 /// records say which plan each kernel got (CUDALaunch::config).
-/// Text form: any of "warp=MxN,step=K,stages=S,groups=G", comma-separated.
+/// Text form: any of "warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync",
+/// comma-separated.
 struct TilePlanChoice {
-  int64_t fragM = 0, fragN = 0; // WMMA fragments a warp along m and n: 1, 2 or 4.
+  /// How a warp multiplies its fragments: WMMA (wmma.load and wmma.mma of
+  /// 16x16x8, which ptxas makes four HMMA.1684 each), or mma.sync of
+  /// 16x8x8 (one HMMA.1688 each) on fragments loaded with ldmatrix.
+  enum class Mma { Heuristic, Wmma, Sync };
+  int64_t fragM = 0, fragN = 0; // 16x16 fragments a warp along m and n: 1, 2 or 4.
   int64_t stepK = 0;            // k a round: 8, 16 or 32.
   int64_t stages = 0;           // Buffers of rounds: 2, 3 or 4.
   int64_t groups = 0;           // Groups of 4 warps splitting k: 1, 2 or 4.
   // 0: the heuristic's.
+  Mma mma = Mma::Heuristic;
 };
 
 /// Parses TilePlanChoice's text form into `choice`; returns an error message

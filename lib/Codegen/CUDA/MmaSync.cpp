@@ -1,0 +1,145 @@
+//===- MmaSync.cpp - a warp's TF32 fragments for mma.sync -----------------===//
+//
+// MmaSync.h says which lane holds which element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaSync.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::infer;
+
+MmaSyncFragments::MmaSyncFragments(IndexMath &e, Value lane)
+    : e(e), lane(lane), group(e.div(lane, 4)), inGroup(e.rem(lane, 4)) {
+  Type f32 = e.b.getF32Type();
+  typeA = VectorType::get({4, 1}, f32);
+  typeB = VectorType::get({2, 1}, f32);
+  typeC = VectorType::get({2, 2}, f32);
+  row = VectorType::get({2}, f32);
+}
+
+SmallVector<Value> MmaSyncFragments::elementIndices(Value memref, ValueRange at, Value r, Value c,
+                                                    int64_t lead) {
+  SmallVector<Value> indices(at);
+  if (indices.size() == 1) {
+    indices[0] = e.add(indices[0], e.add(e.mul(r, lead), c));
+    return indices;
+  }
+  assert(cast<MemRefType>(memref.getType()).getShape().back() == lead && "rows of the lead");
+  indices[indices.size() - 2] = e.add(indices[indices.size() - 2], r);
+  indices.back() = e.add(indices.back(), c);
+  return indices;
+}
+
+// A lane's two floats of a row are adjacent and start at an even column:
+// one 8-byte access (the tiles are 32-byte aligned, their rows a multiple
+// of 4 floats apart, as for WMMA).
+MmaSyncFragments::Tile MmaSyncFragments::load(Value memref, ValueRange at, int64_t lead) {
+  Tile tile;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value col = e.add(e.mul(inGroup, 2), half * 8);
+    SmallVector<Value> elements;
+    for (int64_t rowOffset : {0, 8}) {
+      Value pair = vector::LoadOp::create(
+          e.b, e.loc, row, memref, elementIndices(memref, at, e.add(group, rowOffset), col, lead),
+          /*nontemporal=*/false, llvm::MaybeAlign(8));
+      for (int64_t i = 0; i < 2; ++i)
+        elements.push_back(vector::ExtractOp::create(e.b, e.loc, pair, i));
+    }
+    tile.push_back(gather(typeC, elements));
+  }
+  return tile;
+}
+
+void MmaSyncFragments::store(const Tile &tile, Value memref, ValueRange at, int64_t lead) {
+  for (int64_t half = 0; half < 2; ++half) {
+    Value col = e.add(e.mul(inGroup, 2), half * 8);
+    for (int64_t r = 0; r < 2; ++r) {
+      Value pair = vector::ExtractOp::create(e.b, e.loc, tile[half], r);
+      vector::StoreOp::create(e.b, e.loc, pair, memref,
+                              elementIndices(memref, at, e.add(group, r * 8), col, lead),
+                              /*nontemporal=*/false, llvm::MaybeAlign(8));
+    }
+  }
+}
+
+MmaSyncFragments::Tile MmaSyncFragments::splat(Value scalar) {
+  Value value = vector::BroadcastOp::create(e.b, e.loc, typeC, scalar);
+  return {value, value};
+}
+
+MmaSyncFragments::Tile MmaSyncFragments::add(const Tile &x, const Tile &y) {
+  return {arith::AddFOp::create(e.b, e.loc, x[0], y[0]),
+          arith::AddFOp::create(e.b, e.loc, x[1], y[1])};
+}
+
+Value MmaSyncFragments::loadFloat(Value tiles, Value index) {
+  return roundToTF32(memref::LoadOp::create(e.b, e.loc, tiles, index));
+}
+
+// cvt.rna.tf32.f32 leaves a TF32 value in a 32-bit register; mma.sync's
+// TF32 operands are those bits, as floats here.
+Value MmaSyncFragments::roundToTF32(Value x) {
+  Value bits = NVVM::ConvertFloatToTF32Op::create(
+      e.b, e.loc, e.b.getI32Type(), x,
+      NVVM::FPRoundingModeAttr::get(e.b.getContext(), NVVM::FPRoundingMode::RNA));
+  return arith::BitcastOp::create(e.b, e.loc, e.b.getF32Type(), bits);
+}
+
+Value MmaSyncFragments::gather(VectorType type, ArrayRef<Value> elements) {
+  return vector::FromElementsOp::create(e.b, e.loc, type, elements);
+}
+
+Value MmaSyncFragments::loadA(Value tiles, Value at, int64_t ld, bool rowsAreK) {
+  SmallVector<Value> elements;
+  if (!rowsAreK) {
+    // Matrices 0-3: rows 0-7 and 8-15 at k 0-3, then at k 4-7; lane l
+    // gives row l % 16 of k from 4 * (l / 16).
+    Value address = e.add(at, e.add(e.mul(e.rem(lane, 16), ld), e.mul(e.div(lane, 16), 4)));
+    Value fragment = nvgpu::LdMatrixOp::create(e.b, e.loc, typeA, tiles, ValueRange{address},
+                                               /*transpose=*/false, /*numTiles=*/4);
+    for (int64_t q = 0; q < 4; ++q)
+      elements.push_back(
+          roundToTF32(vector::ExtractOp::create(e.b, e.loc, fragment, ArrayRef<int64_t>{q, 0})));
+    return gather(typeA, elements);
+  }
+  // Rows of k: (g, t) at t * ld + g. With ld 8 more than a multiple of 32,
+  // the warp's 32 floats are in 32 banks.
+  Value first = e.add(at, e.add(e.mul(inGroup, ld), group));
+  for (int64_t offset : {int64_t(0), int64_t(8), 4 * ld, 4 * ld + 8})
+    elements.push_back(loadFloat(tiles, e.add(first, offset)));
+  return gather(typeA, elements);
+}
+
+std::pair<Value, Value> MmaSyncFragments::loadB(Value tiles, Value at, int64_t ld, bool rowsAreK) {
+  SmallVector<Value> elements;
+  if (!rowsAreK) {
+    // Matrices 0-3: n 0-7 at k 0-3 and k 4-7, then n 8-15 likewise; lane l
+    // gives row l % 8 + 8 * (l / 16) of k from 4 * (l / 8 % 2).
+    Value rowOf = e.add(e.rem(lane, 8), e.mul(e.div(lane, 16), 8));
+    Value address = e.add(at, e.add(e.mul(rowOf, ld), e.mul(e.rem(e.div(lane, 8), 2), 4)));
+    Value fragment = nvgpu::LdMatrixOp::create(e.b, e.loc, typeA, tiles, ValueRange{address},
+                                               /*transpose=*/false, /*numTiles=*/4);
+    for (int64_t q = 0; q < 4; ++q)
+      elements.push_back(
+          roundToTF32(vector::ExtractOp::create(e.b, e.loc, fragment, ArrayRef<int64_t>{q, 0})));
+  } else {
+    // Rows of k: (t, g) at t * ld + g, the second half 8 columns on.
+    Value first = e.add(at, e.add(e.mul(inGroup, ld), group));
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t offset : {half * 8, 4 * ld + half * 8})
+        elements.push_back(loadFloat(tiles, e.add(first, offset)));
+  }
+  return {gather(typeB, ArrayRef(elements).take_front(2)),
+          gather(typeB, ArrayRef(elements).drop_front(2))};
+}
+
+Value MmaSyncFragments::multiply(Value a, Value b, Value acc) {
+  return nvgpu::MmaSyncOp::create(e.b, e.loc, a, b, acc, ArrayRef<int64_t>{16, 8, 8},
+                                  /*tf32Enabled=*/true);
+}

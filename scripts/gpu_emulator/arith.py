@@ -84,12 +84,13 @@ class ArithOps:
         text, typ = text.strip(), typ.strip()
         if text in ("true", "false"):
             return self.full(text == "true", bool)
-        vector = re.search(r"(dense<.*>) : vector<(\d+)x(\w+)>", op.text)
+        vector = re.search(r"(dense<.*>) : vector<((?:\d+x)+)(\w+)>", op.text)
         if vector:  # A splat or a list, the same in every thread.
-            lanes, dtype = int(vector.group(2)), scalar_dtype(vector.group(3))
+            shape = [int(d) for d in vector.group(2).split("x") if d]
+            dtype = scalar_dtype(vector.group(3))
             values = parse_dense(vector.group(1) + " : tensor<",
-                                 MemRefType([lanes], dtype, [1], 0, False))
-            return np.repeat(values[None, :], self.threads, axis=0)
+                                 MemRefType(shape, dtype, [1] * len(shape), 0, False))
+            return np.repeat(values.reshape(1, *shape), self.threads, axis=0)
         dtype = scalar_dtype(typ)
         if text.startswith("0x") and dtype.kind == "f":
             return self.full(float_from_bits(text, dtype), dtype)

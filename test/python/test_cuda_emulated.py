@@ -188,6 +188,20 @@ def test_emulated_warp_tiles_match_onnxruntime(tmp_path, name):
         assert_close(got, want)
 
 
+@pytest.mark.parametrize("name", ["matmul_staged", "conv_batch", "ffn_gelu"])
+def test_emulated_mma_sync_matches_onnxruntime(tmp_path, name):
+    """--cuda-tile-plan mma=sync: the staged kernels multiply with mma.sync
+    on ldmatrix fragments, through the whole pipeline (canonicalized
+    kernels, fused epilogues) as the engine runs them."""
+    expected, actual, strategies = compile_and_emulate(tmp_path, name,
+                                                       ("--cuda-tile-plan=mma=sync",))
+    _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
+    staged = [l for l in plan["launches"] if l["strategy"] == "staged_tiles"]
+    assert staged and all(l["config"].endswith(",mma=sync") for l in staged), strategies
+    for want, got in zip(expected, actual):
+        assert_close(got, want)
+
+
 @pytest.mark.parametrize("name", ROW_MODELS)
 def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
     """Softmax, layer norm (with the residual add before it), the scaled and

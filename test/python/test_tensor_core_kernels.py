@@ -344,8 +344,8 @@ FORCED_PLANS = [
     ("warp=1x1,step=8,stages=2,groups=4", "split_k", False),
 ]
 # Each with WMMA and with mma.sync (ldmatrix for the operands whose k is
-# contiguous, a float at a time for the others: transposed_a's A,
-# rows_past_128's B).
+# contiguous; a float at a time for transposed_a's A; B's columns in pairs,
+# two floats a load, where n is contiguous, as in rows_past_128).
 FORCED_PLANS = [(f"{plan},mma={mma}", name, fuse)
                 for plan, name, fuse in FORCED_PLANS for mma in ("wmma", "sync")]
 
@@ -379,8 +379,9 @@ def test_a_plan_that_does_not_suit_falls_back_to_the_heuristic(tmp_path, plan, w
 def test_mma_sync_rounds_and_sums_as_wmma_does(tmp_path, name, fuse):
     """With TF32 (the emulator rounding A and B as the GPU does), both ways
     of multiplying give the same bits: each element rounded once, the same
-    products summed in the same order (a step of 8 of k at a time). ldmatrix
-    and the float-at-a-time loads cover both operands between the cases."""
+    products summed in the same order (a step of 8 of k at a time). Between
+    the cases, ldmatrix loads A and B, and A a float at a time, and B's
+    columns go in pairs."""
     text, shapes, _ = (FUSED_CASES if fuse else CASES)[name]
     rng = np.random.default_rng(1)
     inputs = [rng.standard_normal(int(np.prod(s))).astype(np.float32) for s in shapes]

@@ -15,9 +15,16 @@
 // 0-7 and 8-15. Operand tiles whose k is contiguous in shared memory are
 // loaded with ldmatrix (one instruction for 4 registers a lane: lanes
 // 8q..8q+7 give the rows of matrix q, 4 floats each, and lane l gets float
-// l % 4 of row l / 4 of each); the others a float at a time. A and B are
-// rounded to TF32 as they are loaded (cvt.rna.tf32.f32), once, as
+// l % 4 of row l / 4 of each); A's other tiles a float at a time. A and B
+// are rounded to TF32 as they are loaded (cvt.rna.tf32.f32), once, as
 // withTF32Rounding does for WMMA's loads.
+//
+// A B whose n is contiguous (a MatMul's [k, n] weight, the usual case) has
+// paired columns instead: the two 8-wide products of a 16x16 tile take the
+// even and the odd columns (product h's column j is the tile's 2j + h), so
+// a lane's B elements of both, (t, 2g) and (t, 2g + 1), are adjacent: one
+// 8-byte load for two. C's columns follow: a lane holds columns 4t..4t+3
+// of rows g and g + 8, one 16-byte access each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,9 +40,11 @@ namespace mlir::infer {
 /// The fragment ops of one warp, for the lane `lane` (0..31).
 class MmaSyncFragments {
 public:
-  MmaSyncFragments(IndexMath &e, Value lane);
+  /// `pairedColumns`: B's n is contiguous in shared memory (above).
+  MmaSyncFragments(IndexMath &e, Value lane, bool pairedColumns);
 
-  /// A 16x16 tile of C is two accumulators (vector<2x2xf32>), n 0-7 and 8-15.
+  /// A 16x16 tile of C is two accumulators (vector<2x2xf32>): columns 0-7
+  /// and 8-15, or the even and the odd ones with paired columns.
   using Tile = SmallVector<Value, 2>;
 
   /// The tile whose element (0, 0) `memref` holds at `at`, rows `lead`
@@ -50,9 +59,10 @@ public:
   /// A's 16 x 8 at `at` of the shared `tiles`, rows `ld` apart: rows of m
   /// (k contiguous) or, with `rowsAreK`, rows of k.
   Value loadA(Value tiles, Value at, int64_t ld, bool rowsAreK);
-  /// B's 8 x 16 at `at`: its two 8 x 8 halves, n 0-7 and 8-15. Rows of k
-  /// (n contiguous) with `rowsAreK`, else rows of n.
-  std::pair<Value, Value> loadB(Value tiles, Value at, int64_t ld, bool rowsAreK);
+  /// B's 8 x 16 at `at`, rows `ld` apart: its two 8 x 8 halves (as C's
+  /// columns are split). Rows of k (n contiguous) with paired columns,
+  /// else rows of n.
+  std::pair<Value, Value> loadB(Value tiles, Value at, int64_t ld);
   /// acc + a * b, one m16n8k8 TF32 product.
   Value multiply(Value a, Value b, Value acc);
 
@@ -65,7 +75,8 @@ private:
 
   IndexMath &e;
   Value lane, group, inGroup; // l, g = l / 4, t = l % 4.
-  VectorType typeA, typeB, typeC, row;
+  bool paired;
+  VectorType typeA, typeB, typeC, pair, quad;
 };
 
 } // namespace mlir::infer

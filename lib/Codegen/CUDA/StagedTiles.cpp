@@ -441,7 +441,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
     }
   std::optional<MmaSyncFragments> sync;
   if (p.mmaSync)
-    sync.emplace(e, e.rem(inGroup, 32));
+    sync.emplace(e, e.rem(inGroup, 32), /*pairedColumns=*/!t.transposeB);
   using Fragment = SmallVector<Value, 2>;
   const int64_t parts = p.mmaSync ? 2 : 1; // Values a fragment of C.
   SmallVector<Type> partTypes(parts, p.mmaSync ? Type(VectorType::get({2, 2}, f32)) : typeC);
@@ -589,7 +589,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
         for (int64_t i = 0; i < p.fragM; ++i)
           fa.push_back(sync->loadA(scratch, atA(i), sh.ldA, t.transposeA));
         for (int64_t j = 0; j < p.fragN; ++j)
-          fb.push_back(sync->loadB(scratch, atB(j), sh.ldB, !t.transposeB));
+          fb.push_back(sync->loadB(scratch, atB(j), sh.ldB));
         for (int64_t i = 0; i < p.fragM; ++i)
           for (int64_t j = 0; j < p.fragN; ++j) {
             Value *sum = &sums[(i * p.fragN + j) * 2];

@@ -46,7 +46,8 @@ MmaSyncFragments::Tile MmaSyncFragments::load(Value memref, ValueRange at, int64
   auto access = [&](Value r, Value col, VectorType type) {
     Value v = vector::LoadOp::create(e.b, e.loc, type, memref,
                                      elementIndices(memref, at, r, col, lead),
-                                     /*nontemporal=*/false, llvm::MaybeAlign(type.getNumElements() * 4));
+                                     /*nontemporal=*/false,
+                                     llvm::MaybeAlign(type.getNumElements() * 4));
     SmallVector<Value> floats;
     for (int64_t i = 0; i < type.getNumElements(); ++i)
       floats.push_back(vector::ExtractOp::create(e.b, e.loc, v, i));

@@ -39,6 +39,11 @@
 // contiguous, so a column-major A or B (a transposed weight) is loaded with
 // WMMA's col-major layout, from shared memory as from global memory.
 //
+// The warps multiply with WMMA (gpu.subgroup_mma_*), or with a plan's
+// mma=sync with mma.sync on fragments whose layout is known (MmaSync.h): a
+// fragment of C is then two accumulators of 16 x 8, and what moves C (its
+// loads and stores, the fusion tiles, the published sums) is MmaSync's.
+//
 // planStagedTiles is a heuristic (the tuner's to replace): the largest
 // warp tiles whose blocks still fill the GPU, then more groups while the
 // blocks are few and k is long. A TilePlanChoice (--cuda-tile-plan) fixes
@@ -600,11 +605,11 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
       }
       SmallVector<Value> fa, fb;
       for (int64_t i = 0; i < p.fragM; ++i)
-        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeA, scratch,
-                                                          ValueRange{atA(i)}, lead(sh.ldA), transA));
+        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, typeA, scratch, ValueRange{atA(i)}, lead(sh.ldA), transA));
       for (int64_t j = 0; j < p.fragN; ++j)
-        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeB, scratch,
-                                                          ValueRange{atB(j)}, lead(sh.ldB), transB));
+        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, typeB, scratch, ValueRange{atB(j)}, lead(sh.ldB), transB));
       for (int64_t i = 0; i < p.fragM; ++i)
         for (int64_t j = 0; j < p.fragN; ++j) {
           Value &sum = sums[i * p.fragN + j];

@@ -10,7 +10,8 @@ For each real model (the list of scripts/import_real_models.sh):
      (LDL/STL) in any kernel, every kernel the plan marks
      ``tensor-cores`` (launches.txt) has HMMA instructions (a staged
      kernel's all HMMA.1684 with mma=wmma in its plan, all HMMA.1688 with
-     mma=sync: WMMA's products or mma.sync's), and some
+     mma=sync: WMMA's products or mma.sync's; for sm_90 each with the
+     one-instruction TF32 rounding, F2FP.TF32.F32), and some
      kernel makes 16-byte global accesses (LDG/STG .128: the elementwise
      kernels of VectorAccesses.cpp). Kernels with warp shuffles (SHFL: the
      block reductions) are counted, and so are tensor-core kernels that
@@ -127,6 +128,10 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 if "HMMA" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no HMMA"
                 hmma += sass[kernel].count("HMMA")
+                # From sm_90 the operands round to TF32 in one instruction
+                # (cvt.rn.tf32.f32: ptxForArchitecture).
+                if arch >= "sm_90" and "F2FP.TF32.F32" not in sass[kernel]:
+                    return f"{arch}: tensor-core kernel {kernel} has no F2FP.TF32.F32"
                 shape = {"sync": "HMMA.1688", "wmma": "HMMA.1684"}.get(mma_of.get(kernel, ""))
                 if shape and re.findall(r"\bHMMA\.\d+", sass[kernel]) != \
                         [shape] * sass[kernel].count("HMMA"):

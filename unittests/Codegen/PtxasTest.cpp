@@ -85,3 +85,22 @@ TEST(Ptxas, TF32FragmentsAreRoundedInPlaceAfterTheirLoads) {
 }
 
 } // namespace
+
+TEST(Ptxas, FromSm90TheTF32ConversionsRoundToNearestEvenInOneInstruction) {
+  const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                    "\tcvt.rna.tf32.f32 \t%r1, %r1;\n"
+                    "\t@%p2 cvt.rna.tf32.f32 \t%r5, %r5;\n"
+                    "\tcvt.rn.f32.f16 \t%f1, %h1;\n";
+  // The cubins for sm_90 and newer: cvt.rn, and a .target that allows it.
+  for (const char *arch : {"sm_90", "sm_100"}) {
+    std::string forArch = ptxForArchitecture(ptx, arch);
+    EXPECT_EQ(forArch, std::string(".version 8.0\n.target ") + arch +
+                           "\n.address_size 64\n"
+                           "\tcvt.rn.tf32.f32 \t%r1, %r1;\n"
+                           "\t@%p2 cvt.rn.tf32.f32 \t%r5, %r5;\n"
+                           "\tcvt.rn.f32.f16 \t%f1, %h1;\n");
+  }
+  // Older ones, and names that are no sm_NN, get the PTX as it is.
+  for (const char *arch : {"sm_80", "sm_86", "sm_89", "compute_90", "sm_"})
+    EXPECT_EQ(ptxForArchitecture(ptx, arch), ptx) << arch;
+}

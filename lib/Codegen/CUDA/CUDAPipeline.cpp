@@ -266,7 +266,7 @@ LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOpti
   for (const std::string &arch : options.archs)
     runs.push_back(std::async(std::launch::async, [&ptxas, &ptx = artifacts.ptx, arch] {
       Assembled a;
-      a.ok = assemblePTX(ptxas, ptx, arch, a.cubin, a.log);
+      a.ok = assemblePTX(ptxas, ptxForArchitecture(ptx, arch), arch, a.cubin, a.log);
       return a;
     }));
   for (auto [arch, run] : llvm::zip(options.archs, runs)) {

@@ -22,6 +22,19 @@
 // from 864 wmma.mma to 384), which changes how far ahead ptxas can start
 // the next steps' loads in kernels bound by memory latency.
 //
+// The staged kernels' mma.sync path (MmaSync.cpp) converts its fragments'
+// elements itself, with the same instruction.
+//
+// What ptxas makes of cvt.rna.tf32.f32 is two instructions an element (an
+// FSETP that the value is finite, and a predicated IADD of half a TF32 ulp),
+// as many as the tensor-core products in a kernel with warps of 4 x 4
+// fragments. From sm_90 on, cvt.rn.tf32.f32 is one (F2FP.TF32.F32.PACK_B),
+// so ptxForArchitecture gives the cubins for sm_90 and newer that
+// conversion instead: round to nearest even, which differs from ties away
+// from zero only on an exact tie (the 13 dropped bits 0x1000), and is the
+// unbiased one. The PTX in the engine (for GPUs newer than any cubin)
+// keeps cvt.rna, which every architecture from sm_80 has.
+//
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
@@ -62,6 +75,36 @@ std::string mlir::infer::withTF32Rounding(llvm::StringRef ptx) {
       result += "\n" + indent.str() + (predicate.empty() ? "" : predicate.str() + " ") +
                 "cvt.rna.tf32.f32 \t" + reg.str() + ", " + reg.str() + ";";
     }
+  }
+  return result;
+}
+
+std::string mlir::infer::ptxForArchitecture(llvm::StringRef ptx, llvm::StringRef arch) {
+  unsigned number = 0;
+  if (!arch.starts_with("sm_") || arch.drop_front(3).take_while(llvm::isDigit).getAsInteger(
+                                      10, number) ||
+      number < 90)
+    return ptx.str();
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
+  std::string result;
+  result.reserve(ptx.size());
+  for (auto [index, line] : llvm::enumerate(lines)) {
+    if (index)
+      result += '\n';
+    llvm::StringRef text = line.ltrim();
+    if (text.starts_with(".target ")) {
+      result += line.take_front(line.size() - text.size()).str() + ".target " + arch.str();
+      continue;
+    }
+    size_t at = line.find("cvt.rna.tf32.f32");
+    if (at == llvm::StringRef::npos) {
+      result += line;
+      continue;
+    }
+    result += line.take_front(at);
+    result += "cvt.rn.tf32.f32";
+    result += line.drop_front(at + llvm::StringRef("cvt.rna.tf32.f32").size());
   }
   return result;
 }

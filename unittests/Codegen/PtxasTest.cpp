@@ -91,16 +91,21 @@ TEST(Ptxas, FromSm90TheTF32ConversionsRoundToNearestEvenInOneInstruction) {
                     "\tcvt.rna.tf32.f32 \t%r1, %r1;\n"
                     "\t@%p2 cvt.rna.tf32.f32 \t%r5, %r5;\n"
                     "\tcvt.rn.f32.f16 \t%f1, %h1;\n";
-  // The cubins for sm_90 and newer: cvt.rn, and a .target that allows it.
-  for (const char *arch : {"sm_90", "sm_100"}) {
-    std::string forArch = ptxForArchitecture(ptx, arch);
-    EXPECT_EQ(forArch, std::string(".version 8.0\n.target ") + arch +
-                           "\n.address_size 64\n"
-                           "\tcvt.rn.tf32.f32 \t%r1, %r1;\n"
-                           "\t@%p2 cvt.rn.tf32.f32 \t%r5, %r5;\n"
-                           "\tcvt.rn.f32.f16 \t%f1, %h1;\n");
-  }
-  // Older ones, and names that are no sm_NN, get the PTX as it is.
+  // The cubins for sm_90 and newer: cvt.rn, and a .target that allows it
+  // (sm_90: PTX 8.0 knows no sm_100).
+  const char *even = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                     "\tcvt.rn.tf32.f32 \t%r1, %r1;\n"
+                     "\t@%p2 cvt.rn.tf32.f32 \t%r5, %r5;\n"
+                     "\tcvt.rn.f32.f16 \t%f1, %h1;\n";
+  for (const char *arch : {"sm_90", "sm_100", "sm_90a"})
+    EXPECT_EQ(ptxForArchitecture(ptx, arch), even) << arch;
+  // A .target of sm_90 or newer stays.
+  std::string newer = std::string(ptx).replace(13, 13, ".target sm_100");
+  EXPECT_NE(ptxForArchitecture(newer, "sm_120").find(".target sm_100\n"), std::string::npos);
+  // Older architectures, names that are no sm_NN, and a PTX without TF32
+  // conversions get the PTX as it is.
   for (const char *arch : {"sm_80", "sm_86", "sm_89", "compute_90", "sm_"})
     EXPECT_EQ(ptxForArchitecture(ptx, arch), ptx) << arch;
+  const char *noTF32 = ".version 8.0\n.target sm_75\n\tret;\n";
+  EXPECT_EQ(ptxForArchitecture(noTF32, "sm_100"), noTF32);
 }

@@ -185,8 +185,9 @@ std::string withTF32Rounding(llvm::StringRef ptx);
 /// `ptx` (LLVM's, for the lowest architecture asked for) as ptxas gets it
 /// for `arch` ("sm_90"): from sm_90 on, its TF32 conversions round to
 /// nearest even (cvt.rn.tf32.f32, one instruction there, where
-/// cvt.rna.tf32.f32 is two) and its .target is `arch`, which cvt.rn.tf32
-/// requires; for older architectures, `ptx` as it is (RoundTF32.cpp).
+/// cvt.rna.tf32.f32 is two) and its .target is at least sm_90, which
+/// cvt.rn.tf32 requires; for older architectures, or a PTX without TF32
+/// conversions, `ptx` as it is (RoundTF32.cpp).
 std::string ptxForArchitecture(llvm::StringRef ptx, llvm::StringRef arch);
 
 std::unique_ptr<Pass> createStaticReshapesPass();

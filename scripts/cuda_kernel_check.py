@@ -130,7 +130,7 @@ def check_model(name: str, path: Path, shapes: list[str], infer_opt: Path, cuobj
                 hmma += sass[kernel].count("HMMA")
                 # From sm_90 the operands round to TF32 in one instruction
                 # (cvt.rn.tf32.f32: ptxForArchitecture).
-                if arch >= "sm_90" and "F2FP.TF32.F32" not in sass[kernel]:
+                if int(arch[3:]) >= 90 and "F2FP.TF32.F32" not in sass[kernel]:
                     return f"{arch}: tensor-core kernel {kernel} has no F2FP.TF32.F32"
                 shape = {"sync": "HMMA.1688", "wmma": "HMMA.1684"}.get(mma_of.get(kernel, ""))
                 if shape and re.findall(r"\bHMMA\.\d+", sass[kernel]) != \

@@ -10,7 +10,8 @@ import numpy as np
 
 from .base import EmulationError
 from .ir import prop
-from .memory import UNSIGNED, MemRefType, float_from_bits, parse_dense, scalar_dtype
+from .memory import (UNSIGNED, MemRefType, float_from_bits, parse_dense, scalar_dtype,
+                     vector_shape)
 
 
 _CMPI = {0: "eq", 1: "ne", 2: "slt", 3: "sle", 4: "sgt", 5: "sge", 6: "ult", 7: "ule",
@@ -84,10 +85,9 @@ class ArithOps:
         text, typ = text.strip(), typ.strip()
         if text in ("true", "false"):
             return self.full(text == "true", bool)
-        vector = re.search(r"(dense<.*>) : vector<((?:\d+x)+)(\w+)>", op.text)
+        vector = re.search(r"(dense<.*>) : (vector<(?:\d+x)+(\w+)>)", op.text)
         if vector:  # A splat or a list, the same in every thread.
-            shape = [int(d) for d in vector.group(2).split("x") if d]
-            dtype = scalar_dtype(vector.group(3))
+            shape, dtype = vector_shape(vector.group(2)), scalar_dtype(vector.group(3))
             values = parse_dense(vector.group(1) + " : tensor<",
                                  MemRefType(shape, dtype, [1] * len(shape), 0, False))
             return np.repeat(values.reshape(1, *shape), self.threads, axis=0)

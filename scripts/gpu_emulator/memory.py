@@ -37,6 +37,14 @@ class MemRefType:
     shared: bool
 
 
+def vector_shape(typ: str) -> list[int]:
+    """vector<4x1xf32> -> [4, 1]."""
+    match = re.fullmatch(r"vector<((?:\d+x)+)\w+>", typ.strip())
+    if not match:
+        raise EmulationError(f"not a vector type: {typ}")
+    return [int(d) for d in match.group(1).split("x") if d]
+
+
 def parse_memref(typ: str) -> MemRefType:
     match = re.match(r"memref<((?:\d+x)*)(\w+)(.*)>$", typ.strip())
     if not match:

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from .base import WARP, EmulationError
-from .memory import View, parse_memref
+from .memory import View, parse_memref, vector_shape
 
 
 class MemoryOps:
@@ -241,17 +241,10 @@ class MemoryOps:
         return ins[0][(slice(None), *position)]
 
     def op_vector_from_elements(self, op, ins, mask):
-        return np.stack(ins, axis=1).reshape(self.threads, *_vector_shape(op.result_type()))
+        return np.stack(ins, axis=1).reshape(self.threads, *vector_shape(op.result_type()))
 
     def op_vector_broadcast(self, op, ins, mask):
-        shape = _vector_shape(op.result_type())
+        shape = vector_shape(op.result_type())
         return np.broadcast_to(ins[0].reshape(self.threads, *[1] * len(shape)),
                                (self.threads, *shape)).copy()
 
-
-def _vector_shape(typ: str) -> list[int]:
-    """vector<4x1xf32> -> [4, 1]."""
-    match = re.fullmatch(r"vector<((?:\d+x)+)\w+>", typ.strip())
-    if not match:
-        raise EmulationError(f"not a vector type: {typ}")
-    return [int(d) for d in match.group(1).split("x") if d]

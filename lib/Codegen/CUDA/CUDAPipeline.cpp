@@ -57,6 +57,13 @@ static const char *ptxFeaturesOf(unsigned number) {
   return nullptr;
 }
 
+unsigned mlir::infer::cudaArchNumber(StringRef arch) {
+  unsigned number = 0;
+  if (!arch.consume_front("sm_") || arch.take_while(llvm::isDigit).getAsInteger(10, number))
+    return 0;
+  return number;
+}
+
 std::string mlir::infer::checkCUDAArch(const std::string &arch) {
   StringRef name(arch);
   unsigned number = 0;
@@ -93,9 +100,7 @@ void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
 /// The PTX ISA version an architecture needs (LLVM's NVPTX defaults to one
 /// too old for sm_90); checkCUDAArch let only known ones through.
 static std::string ptxFeatures(const std::string &arch) {
-  unsigned number = 0;
-  StringRef(arch).drop_front(3).getAsInteger(10, number);
-  const char *features = ptxFeaturesOf(number);
+  const char *features = ptxFeaturesOf(cudaArchNumber(arch));
   return features ? features : "+ptx80";
 }
 
@@ -196,10 +201,7 @@ static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
 /// The lowest architecture: its PTX runs on every requested one.
 static std::string lowestArch(const std::vector<std::string> &archs) {
   return *std::min_element(archs.begin(), archs.end(), [](const std::string &a, const std::string &b) {
-    unsigned x = 0, y = 0;
-    StringRef(a).drop_front(3).getAsInteger(10, x);
-    StringRef(b).drop_front(3).getAsInteger(10, y);
-    return x < y;
+    return cudaArchNumber(a) < cudaArchNumber(b);
   });
 }
 

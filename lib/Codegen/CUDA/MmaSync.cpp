@@ -120,6 +120,17 @@ Value MmaSyncFragments::roundToTF32(Value x) {
   return arith::BitcastOp::create(e.b, e.loc, e.b.getF32Type(), bits);
 }
 
+/// ldmatrix.x4 with this lane's row at `address`: its 4 floats, rounded.
+SmallVector<Value> MmaSyncFragments::loadMatrices(Value tiles, Value address) {
+  Value fragment = nvgpu::LdMatrixOp::create(e.b, e.loc, typeA, tiles, ValueRange{address},
+                                             /*transpose=*/false, /*numTiles=*/4);
+  SmallVector<Value> elements;
+  for (int64_t q = 0; q < 4; ++q)
+    elements.push_back(
+        roundToTF32(vector::ExtractOp::create(e.b, e.loc, fragment, ArrayRef<int64_t>{q, 0})));
+  return elements;
+}
+
 Value MmaSyncFragments::gather(VectorType type, ArrayRef<Value> elements) {
   return vector::FromElementsOp::create(e.b, e.loc, type, elements);
 }
@@ -130,12 +141,7 @@ Value MmaSyncFragments::loadA(Value tiles, Value at, int64_t ld, bool rowsAreK) 
     // Matrices 0-3: rows 0-7 and 8-15 at k 0-3, then at k 4-7; lane l
     // gives row l % 16 of k from 4 * (l / 16).
     Value address = e.add(at, e.add(e.mul(e.rem(lane, 16), ld), e.mul(e.div(lane, 16), 4)));
-    Value fragment = nvgpu::LdMatrixOp::create(e.b, e.loc, typeA, tiles, ValueRange{address},
-                                               /*transpose=*/false, /*numTiles=*/4);
-    for (int64_t q = 0; q < 4; ++q)
-      elements.push_back(
-          roundToTF32(vector::ExtractOp::create(e.b, e.loc, fragment, ArrayRef<int64_t>{q, 0})));
-    return gather(typeA, elements);
+    return gather(typeA, loadMatrices(tiles, address));
   }
   // Rows of k: (g, t) at t * ld + g. With ld 8 more than a multiple of 32,
   // the warp's 32 floats are in 32 banks.
@@ -153,11 +159,7 @@ std::pair<Value, Value> MmaSyncFragments::loadB(Value tiles, Value at, int64_t l
     // 4 * (l / 8 % 2).
     Value rowOf = e.add(e.rem(lane, 8), e.mul(e.div(lane, 16), 8));
     Value address = e.add(at, e.add(e.mul(rowOf, ld), e.mul(e.rem(e.div(lane, 8), 2), 4)));
-    Value fragment = nvgpu::LdMatrixOp::create(e.b, e.loc, typeA, tiles, ValueRange{address},
-                                               /*transpose=*/false, /*numTiles=*/4);
-    for (int64_t q = 0; q < 4; ++q)
-      elements.push_back(
-          roundToTF32(vector::ExtractOp::create(e.b, e.loc, fragment, ArrayRef<int64_t>{q, 0})));
+    elements = loadMatrices(tiles, address);
   } else {
     // Rows of k, columns paired: (t, 2g) and (t, 2g + 1) at t * ld + 2g,
     // then 4 rows on. With ld 8 more than a multiple of 32, each half-warp's

@@ -65,11 +65,14 @@ public:
   std::pair<Value, Value> loadB(Value tiles, Value at, int64_t ld);
   /// acc + a * b, one m16n8k8 TF32 product.
   Value multiply(Value a, Value b, Value acc);
+  /// An accumulator's type: vector<2x2xf32>.
+  VectorType accumulatorType() const { return typeC; }
 
 private:
   SmallVector<Value> elementIndices(Value memref, ValueRange at, Value row, Value col,
                                     int64_t lead);
   Value loadFloat(Value tiles, Value index);
+  SmallVector<Value> loadMatrices(Value tiles, Value address);
   Value roundToTF32(Value x);
   Value gather(VectorType type, ArrayRef<Value> elements);
 

@@ -30,9 +30,9 @@
 // as many as the tensor-core products in a kernel with warps of 4 x 4
 // fragments. From sm_90 on, cvt.rn.tf32.f32 is one (F2FP.TF32.F32.PACK_B),
 // so ptxForArchitecture gives the cubins for sm_90 and newer that
-// conversion (and a .target of sm_90 at least) instead: round to nearest even, which differs from ties away
-// from zero only on an exact tie (the 13 dropped bits 0x1000), and is the
-// unbiased one. The PTX in the engine (for GPUs newer than any cubin)
+// conversion (and a .target of sm_90 at least) instead: round to nearest
+// even, which differs from ties away from zero only on an exact tie (the 13
+// dropped bits 0x1000), and is the unbiased one. The PTX in the engine (for GPUs newer than any cubin)
 // keeps cvt.rna, which every architecture from sm_80 has.
 //
 //===----------------------------------------------------------------------===//
@@ -79,17 +79,9 @@ std::string mlir::infer::withTF32Rounding(llvm::StringRef ptx) {
   return result;
 }
 
-/// The number of "sm_NN..." (0 if it is none).
-static unsigned smNumber(llvm::StringRef arch) {
-  unsigned number = 0;
-  if (!arch.consume_front("sm_") || arch.take_while(llvm::isDigit).getAsInteger(10, number))
-    return 0;
-  return number;
-}
-
 std::string mlir::infer::ptxForArchitecture(llvm::StringRef ptx, llvm::StringRef arch) {
   static constexpr llvm::StringLiteral kAway = "cvt.rna.tf32.f32", kEven = "cvt.rn.tf32.f32";
-  if (smNumber(arch) < 90 || !ptx.contains(kAway))
+  if (cudaArchNumber(arch) < 90 || !ptx.contains(kAway))
     return ptx.str();
   llvm::SmallVector<llvm::StringRef> lines;
   ptx.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
@@ -101,7 +93,7 @@ std::string mlir::infer::ptxForArchitecture(llvm::StringRef ptx, llvm::StringRef
     llvm::StringRef text = line.ltrim();
     // cvt.rn.tf32 wants .target sm_90 or newer; a newer one stays (the PTX
     // .version is LLVM's for it, and may be too old for `arch` itself).
-    if (text.starts_with(".target ") && smNumber(text.drop_front(8).trim()) < 90) {
+    if (text.starts_with(".target ") && cudaArchNumber(text.drop_front(8).trim()) < 90) {
       result += line.take_front(line.size() - text.size()).str() + ".target sm_90";
       continue;
     }

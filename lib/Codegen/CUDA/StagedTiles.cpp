@@ -449,7 +449,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
     sync.emplace(e, e.rem(inGroup, 32), /*pairedColumns=*/!t.transposeB);
   using Fragment = SmallVector<Value, 2>;
   const int64_t parts = p.mmaSync ? 2 : 1; // Values a fragment of C.
-  SmallVector<Type> partTypes(parts, p.mmaSync ? Type(VectorType::get({2, 2}, f32)) : typeC);
+  SmallVector<Type> partTypes(parts, sync ? Type(sync->accumulatorType()) : typeC);
   auto loadFragment = [&](Value memref, ValueRange at, int64_t leadDim) -> Fragment {
     if (sync)
       return sync->load(memref, at, leadDim);

@@ -182,6 +182,10 @@ std::string withOneBlockPerSM(llvm::StringRef ptx, llvm::ArrayRef<std::string> k
 /// not float32 bits to truncate.
 std::string withTF32Rounding(llvm::StringRef ptx);
 
+/// The number of a CUDA architecture's name: "sm_90" -> 90 (its leading
+/// digits: "sm_90a" -> 90), 0 for a name that is no sm_ one.
+unsigned cudaArchNumber(llvm::StringRef arch);
+
 /// `ptx` (LLVM's, for the lowest architecture asked for) as ptxas gets it
 /// for `arch` ("sm_90"): from sm_90 on, its TF32 conversions round to
 /// nearest even (cvt.rn.tf32.f32, one instruction there, where

@@ -12,10 +12,11 @@
 #       compiled with one more flag (GPU_CHECK_VARIANTS, below), go in
 #       build-carry/models-VARIANT: the synthetic models split (their
 #       outputs are checked), PP-OCR's as timing-only engines (they would
-#       not fit). The default is `sync` alone (--cuda-tile-plan=mma=sync:
-#       the staged kernels multiply with mma.sync, not WMMA); `direct`
+#       not fit). There are `wmma` (--cuda-tile-plan=mma=wmma: the staged
+#       kernels multiply with WMMA, as they did by default until
+#       2026-11-27, when an H100 timed mma.sync faster) and `direct`
 #       (--no-cuda-stage-tiles: the warp-a-tile kernels, the default until
-#       2026-11-26) was timed on 2026-11-26. PP-OCR det also goes
+#       2026-11-26); none is built by default. PP-OCR det also goes
 #       compiled with --no-tf32 (ppocr-det-fp32): its TF32 outputs were 7e-2
 #       off ONNX Runtime's in relative L2, and full float32 tells whether
 #       that is TF32's rounding. The models with PyTorch twins go at batch 8
@@ -41,8 +42,9 @@
 #         torch      the benchmark again, with PyTorch eager and torch.compile
 #                    twins side by side (replaces bench's tables)
 #         conformance  the ONNX backend node tests on the GPU
-#         sync, direct  a variant's engines (models-VARIANT): outputs,
-#                    profiles, timings (gpu-VARIANT-DATE.md)
+#         wmma, direct  a variant's engines (models-VARIANT): outputs,
+#                    profiles, timings (gpu-VARIANT-DATE.md); not run
+#                    unless named
 #         batch8     throughput at batch 8 against the PyTorch twins at batch 8,
 #                    and every launch timed alone (profiles-b8/)
 #         sweep      the tile-plan sweep: the batch-8 models compiled with
@@ -55,7 +57,7 @@
 #       order (a second call for what the first left undone).
 #       What comes back from the device tool is at most 8 files, so OUTDIR gets
 #       gpu-check.log (everything printed, and each phase's outcome and
-#       seconds), the tables (gpu-DATE.md, gpu-sync-DATE.md, gpu-b8-DATE.md,
+#       seconds), the tables (gpu-DATE.md, gpu-VARIANT-DATE.md, gpu-b8-DATE.md,
 #       gpu-sweep-DATE.md, cuda.md) and results.tar.gz (those and their JSON,
 #       cuda.json and every launch's time in profiles*/), rewritten after
 #       each phase. Copy the tables to docs/benchmarks/ and
@@ -77,18 +79,19 @@ mode=${1:-}
 # sweep's carry).
 CARRY=${GPU_CHECK_CARRY:-build-carry}
 # The sweep's plans (infer-opt --cuda-tile-plan; no spaces within one) and
-# models: warps of 4 fragments a side (blocks of 128) are what the heuristic
-# never picks; warp=2x2 is its largest, taken whatever the block count.
-# mma=sync first: the heuristic's tiles multiplied with mma.sync instead of
-# WMMA, the plain comparison of the two.
-SWEEP_PLANS=${GPU_SWEEP_PLANS:-mma=sync warp=4x4,mma=sync warp=4x4 warp=4x2,mma=sync warp=2x2}
+# models. On 2026-11-27 (an H100) mma.sync beat WMMA, and warps of 4 x 2
+# fragments in steps of 16 beat 2 x 2 in steps of 32 where k was long (the
+# heuristic's now): 2 x 4, 4 x 4, and 2 x 2 in the same steps and stages
+# as 4 x 2 tell which of the two made the difference; WMMA again for
+# comparison.
+SWEEP_PLANS=${GPU_SWEEP_PLANS:-warp=2x4 warp=4x4 warp=2x2,step=16,stages=3 mma=wmma}
 # The variants `prepare` compiles the real models as, and their flags.
-VARIANTS=${GPU_CHECK_VARIANTS:-sync}
+VARIANTS=${GPU_CHECK_VARIANTS:-}
 variant_flag() {
   case $1 in
-    sync) echo --cuda-tile-plan=mma=sync ;;
+    wmma) echo --cuda-tile-plan=mma=wmma ;;
     direct) echo --no-cuda-stage-tiles ;;
-    *) echo "gpu-check: no variant '$1' (sync, direct)" >&2; return 1 ;;
+    *) echo "gpu-check: no variant '$1' (wmma, direct)" >&2; return 1 ;;
   esac
 }
 SWEEP_MODELS=${GPU_SWEEP_MODELS:-bert-base,vit-b16,resnet50}
@@ -198,7 +201,7 @@ variant() { # variant NAME: its engines' outputs, profiles and timings
     --profile-dir "$WORK/profiles-$name" || true
   bench "$dir" "gpu-$name-$DAY" --no-torch --title "GPU benchmark, $DAY: $(variant_flag "$name")"
 }
-phase_sync() { variant sync; }
+phase_wmma() { variant wmma; }
 phase_direct() { variant direct; }
 phase_batch8() {
   python3 scripts/cuda_plan_exec.py --manifest "$CARRY/models-b8/manifest.json" --profile \
@@ -250,7 +253,7 @@ run() {
   local budget=${GPU_CHECK_SECONDS:-540} log="$OUT_DIR/gpu-check.log"
   local deadline=$((SECONDS + budget)) failed=0 name left start rc
   echo "gpu-check: $budget s for the phases, from $(date -u +%T) UTC" | tee "$log"
-  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance sync batch8 sweep}
+  local phases=${GPU_CHECK_PHASES:-runtime restore bench profiles torch conformance batch8 sweep}
   for name in ${phases//,/ }; do
     if ! declare -F "phase_$name" >/dev/null; then
       echo "gpu-check: no phase '$name' in GPU_CHECK_PHASES" >&2

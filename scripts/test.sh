@@ -118,10 +118,10 @@ if [ "$quick" -eq 0 ]; then
   # the warp-a-tile tensor-core kernels (--no-cuda-stage-tiles) on one
   # opset of each; the sweep's widest plan (blocks of 128 x 128, which the
   # heuristic does not pick) on three CNNs, where fused epilogues press on
-  # registers most; and that plan multiplied with mma.sync instead of WMMA
-  # on those and BERT-base.
+  # registers most; and that plan multiplied with WMMA instead of mma.sync
+  # (the default) on those and BERT-base.
   some_models=det,rec,cls,layout,orientation,resnet50-opset17,mobilenetv2-opset17,bert-base-opset17,vit-b16-opset17,gpt2-opset17
-  for variant in default warp-tiles wide-tiles sync-tiles; do
+  for variant in default warp-tiles wide-tiles wmma-tiles; do
     if [ $variant = default ]; then
       echo "== CUDA kernels of the real models (ptxas for sm_80 and sm_90, SASS checks)"
       extra=()
@@ -132,8 +132,8 @@ if [ "$quick" -eq 0 ]; then
       echo "== CUDA kernels with --cuda-tile-plan warp=4x4"
       extra=(--flag=--cuda-tile-plan=warp=4x4 --models cls,orientation,mobilenetv2-opset17)
     else
-      echo "== CUDA kernels with --cuda-tile-plan warp=4x4,mma=sync"
-      extra=(--flag=--cuda-tile-plan=warp=4x4,mma=sync
+      echo "== CUDA kernels with --cuda-tile-plan warp=4x4,mma=wmma"
+      extra=(--flag=--cuda-tile-plan=warp=4x4,mma=wmma
              --models cls,orientation,mobilenetv2-opset17,bert-base-opset17)
     fi
     .venv/bin/python scripts/cuda_kernel_check.py --infer-opt $B/bin/infer-opt "${extra[@]}" \

@@ -2,7 +2,7 @@
 """How far a TF32 engine's outputs are from float32, predicted without a GPU.
 
 Each model is compiled for the CUDA target (--target=cuda:sm_90, TF32 on,
---dump-kernels), and its plan run by the kernel emulator
+--dump-kernels, the staged kernels multiplying with WMMA: see below), and its plan run by the kernel emulator
 (scripts/gpu_emulator/) once per mode: ``exact`` (products in float64, each
 step's sum rounded to float32), ``rna`` (the tensor cores' inputs rounded to
 TF32, to nearest with ties away from zero, as the kernels' cvt.rna.tf32.f32
@@ -50,8 +50,11 @@ def measure(name: str, path: Path, shapes: dict, modes: list[str], infer_opt: Pa
     result = {"model": name, "modes": {}}
     with tempfile.TemporaryDirectory() as tmp:
         engine, dump = Path(tmp) / "m.engine", Path(tmp) / "kernels"
+        # WMMA kernels: the mode rounds their operands (mma.sync's, the
+        # default, are rounded by the kernel's own cvt.rna, bit for bit as
+        # the rna mode rounds WMMA's), so that truncate means something.
         cmd = [str(infer_opt), str(path), "--target=cuda:sm_90", "--emit=engine", "-o",
-               str(engine), "--dump-kernels", str(dump)]
+               str(engine), "--dump-kernels", str(dump), "--cuda-tile-plan=mma=wmma"]
         for n, s in shapes.items():
             cmd += ["--input-shape", f"{n}:" + "x".join(map(str, s))]
         subprocess.run(cmd, check=True, capture_output=True)

@@ -189,15 +189,15 @@ def test_emulated_warp_tiles_match_onnxruntime(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ["matmul_staged", "conv_batch", "ffn_gelu"])
-def test_emulated_mma_sync_matches_onnxruntime(tmp_path, name):
-    """--cuda-tile-plan mma=sync: the staged kernels multiply with mma.sync
-    on ldmatrix fragments, through the whole pipeline (canonicalized
-    kernels, fused epilogues) as the engine runs them."""
+def test_emulated_wmma_matches_onnxruntime(tmp_path, name):
+    """--cuda-tile-plan mma=wmma: the staged kernels multiply with WMMA
+    instead of mma.sync (the default), through the whole pipeline
+    (canonicalized kernels, fused epilogues) as the engine runs them."""
     expected, actual, strategies = compile_and_emulate(tmp_path, name,
-                                                       ("--cuda-tile-plan=mma=sync",))
+                                                       ("--cuda-tile-plan=mma=wmma",))
     _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
     staged = [l for l in plan["launches"] if l["strategy"] == "staged_tiles"]
-    assert staged and all(l["config"].endswith(",mma=sync") for l in staged), strategies
+    assert staged and all(l["config"].endswith(",mma=wmma") for l in staged), strategies
     for want, got in zip(expected, actual):
         assert_close(got, want)
 
@@ -720,7 +720,9 @@ def test_tf32_modes_of_the_emulator(tmp_path):
     MatMul of positive values over k = 256, its inputs rounded to nearest
     (rna, as the kernels' cvt.rna.tf32.f32: unbiased, errors cancel) or
     truncated (each product low by half a TF32 ulp on average: the error
-    adds up, a relative 2^-11 ~ 5e-4 of every output), against float64."""
+    adds up, a relative 2^-11 ~ 5e-4 of every output), against float64.
+    The kernel multiplies with WMMA, whose operands the mode rounds (the
+    default mma.sync kernels round theirs with cvt.rna in the kernel)."""
     from gpu_emulator.wmma import to_tf32
 
     one = np.float32(1.0)
@@ -738,7 +740,8 @@ def test_tf32_modes_of_the_emulator(tmp_path):
     onnx_path, engine, dump = tmp_path / "p.onnx", tmp_path / "p.engine", tmp_path / "k"
     onnx.save(model, str(onnx_path))
     subprocess.run([str(INFER_OPT), str(onnx_path), "--target=cuda:sm_90", "--emit=engine", "-o",
-                    str(engine), "--dump-kernels", str(dump)], check=True)
+                    str(engine), "--dump-kernels", str(dump), "--cuda-tile-plan=mma=wmma"],
+                   check=True)
     rng = np.random.default_rng(0)
     inputs = {"a": rng.random((64, 256), dtype=np.float32),
               "b": rng.random((256, 64), dtype=np.float32)}

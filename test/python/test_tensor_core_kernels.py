@@ -7,7 +7,7 @@ shapes with partial block tiles). It is compiled by
 ``infer-opt --infer-outline-kernels --infer-cuda-map-to-gpu`` both ways
 (``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
 ``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp,
-multiplied with WMMA or, with ``tile-plan=mma=sync``, mma.sync), and
+multiplied with mma.sync or, with ``tile-plan=mma=wmma``, WMMA), and
 the kernel is run by scripts/gpu_emulator/, which also checks bounds, alignment,
 warp uniformity and shared-memory races; the result must match numpy. The
 fused cases add a prologue and an epilogue (``--infer-cuda-fuse-epilogues``
@@ -255,10 +255,10 @@ def run_case(tmp_path, name: str, stage: bool, fuse: bool = False,
 
 
 # The three kernels: a warp a 16x16 tile from global memory; tiles staged
-# in shared memory, multiplied with WMMA (the default) or with mma.sync
-# (tile-plan mma=sync, MmaSync.h). Each case runs all three.
-KERNELS = {"warp_tiles": (False, ""), "staged_tiles": (True, ""),
-           "mma_sync": (True, "mma=sync")}
+# in shared memory, multiplied with mma.sync (the default, MmaSync.h) or
+# with WMMA (tile-plan mma=wmma). Each case runs all three.
+KERNELS = {"warp_tiles": (False, ""), "staged_wmma": (True, "mma=wmma"),
+           "mma_sync": (True, "")}
 # Slow to emulate with mma.sync's per-lane registers (20 and 50 s); the
 # forced plans below cover warps of several fragments with mma.sync.
 SLOW_WITH_MMA_SYNC = {"register_blocked"}
@@ -274,7 +274,7 @@ def check_kernels(generic: str, name: str, kernel: str, every_launch: bool) -> N
     assert (strategies if every_launch else set(strategies)) == \
         ([want] if every_launch else {want}), strategies
     if staged:
-        mma = "sync" if plan else "wmma"
+        mma = "wmma" if plan == "mma=wmma" else "sync"
         assert all(c.endswith(f",mma={mma}") for c in re.findall(r'config = "([^"]*)"', generic))
         assert ('"nvgpu.mma.sync"' in generic) == (mma == "sync")
         assert ('"gpu.subgroup_mma_compute"' in generic) == (mma == "wmma")
@@ -305,7 +305,7 @@ def test_plans_cover_the_configurations(tmp_path):
     """The staged cases above reach each kind of plan: 2 x 2 fragments a
     warp, several groups, a step of k below 32, 3 stages and 2."""
     def plan(name):
-        generic = compile_kernels(tmp_path, CASES[name][0], stage=True)
+        generic = compile_kernels(tmp_path, CASES[name][0], stage=True, plan="mma=wmma")
         block = int(re.search(r"block = (\d+)", generic).group(1))
         shared = int(re.search(r"memref<(\d+)xf32, #gpu.address_space<workgroup>>",
                                generic).group(1))
@@ -334,11 +334,15 @@ CASES.update({
                                                              "c": (128, 240)}),
 })
 FUSED_CASES["rows_past_128"] = _fused_case((240, 16), (16, 128), prologue=True)
+# The heuristic's plan for long k where blocks of 128 x 64 fill the GPU
+# (with mma.sync), on a k of 48: three rounds.
+FUSED_CASES["rows_past_128_k48"] = _fused_case((240, 48), (48, 128), prologue=True)
 FORCED_PLANS = [
     ("warp=4x4,step=16,stages=2,groups=1", "rows_past_128", False),
     ("warp=4x4,step=16,stages=2,groups=1", "rows_past_128", True),
     ("warp=4x4,step=8,stages=3,groups=1", "columns_past_128_transposed", False),
     ("warp=4x2,step=8,stages=3,groups=1", "columns_past_128_transposed", False),
+    ("warp=4x2,step=16,stages=3,groups=1", "rows_past_128_k48", True),
     ("warp=2x2,step=8,stages=4,groups=1", "transposed_a", False),
     ("warp=1x1,step=8,stages=4,groups=2", "prologue_split_k", True),
     ("warp=1x1,step=8,stages=2,groups=4", "split_k", False),
@@ -402,12 +406,12 @@ def test_mma_sync_rounds_and_sums_as_wmma_does(tmp_path, name, fuse):
 def test_a_plan_that_does_not_suit_keeps_its_mma(tmp_path):
     """How the warps multiply suits any contraction: a fallback keeps it."""
     text = CASES["rows_past_m"][0]
-    forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,mma=sync")
+    forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,mma=wmma")
     heuristic = compile_kernels(tmp_path, text, stage=True)
     [found] = re.findall(r'config = "([^"]*)"', forced)
     [default] = re.findall(r'config = "([^"]*)"', heuristic)
-    assert default.endswith(",mma=wmma")
-    assert found == default.replace(",mma=wmma", ",mma=sync")
+    assert default.endswith(",mma=sync")
+    assert found == default.replace(",mma=sync", ",mma=wmma")
 
 
 def test_a_malformed_plan_is_an_error(tmp_path):
@@ -433,7 +437,7 @@ def assert_refused_without(generic: str, shapes, op: str, count: int, match: str
         run_launches(broken, arrays)
 
 
-@pytest.mark.parametrize("plan", ["", "mma=sync"], ids=["wmma", "mma_sync"])
+@pytest.mark.parametrize("plan", ["mma=wmma", ""], ids=["wmma", "mma_sync"])
 def test_emulator_catches_a_missing_barrier(tmp_path, plan):
     """The check that makes the staged cases mean something: without the
     barrier of each round, a warp reads tiles that other threads' copies
@@ -444,7 +448,7 @@ def test_emulator_catches_a_missing_barrier(tmp_path, plan):
     assert_refused_without(generic, shapes, '"gpu.barrier"', 1, "barrier between")
 
 
-@pytest.mark.parametrize("plan", ["", "mma=sync"], ids=["wmma", "mma_sync"])
+@pytest.mark.parametrize("plan", ["mma=wmma", ""], ids=["wmma", "mma_sync"])
 def test_emulator_catches_a_missing_async_wait(tmp_path, plan):
     """The tiles come by cp.async: without the wait of each round, the
     fragments would be loaded from tiles whose copies are still in flight."""
@@ -499,7 +503,7 @@ def test_emulator_catches_a_product_in_the_wrong_layout(tmp_path):
     """A fragment loaded column-major (A stored [k, m]) multiplied as if it
     were row-major: PTX would take its registers for other elements."""
     text, shapes, _ = CASES["transposed_a"]
-    generic = compile_kernels(tmp_path, text, stage=True)
+    generic = compile_kernels(tmp_path, text, stage=True, plan="mma=wmma")
     assert "<{a_transpose}>" in generic
     broken = generic.replace(" <{a_transpose}>", "")
     arrays = [np.ones(int(np.prod(s)), np.float32) for s in shapes]
@@ -537,7 +541,7 @@ def test_emulator_accepts_the_same_nan_copied_by_two_warps(tmp_path):
 
 
 def test_emulator_catches_a_fragment_stored_over_one_the_lanes_read(tmp_path):
-    """With 2 x 2 fragments a warp, each fragment passes through the warp's
+    """With 2 x 2 WMMA fragments a warp, each fragment passes through the warp's
     16 x 16 floats for its epilogue: the warp stores it, the lanes read it,
     and the warp stores the next over it. Without the warp barrier after a
     store the emulator must refuse the kernel as a read of other lanes'
@@ -545,7 +549,7 @@ def test_emulator_catches_a_fragment_stored_over_one_the_lanes_read(tmp_path):
     lane's read. (The barrier before each group's first store follows a
     block barrier: it is not needed, and removing it is accepted.)"""
     text, shapes, _ = FUSED_CASES["register_blocked"]
-    generic = compile_kernels(tmp_path, text, stage=True, fuse=True)
+    generic = compile_kernels(tmp_path, text, stage=True, fuse=True, plan="mma=wmma")
     lines = generic.splitlines()
     syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
     assert len(syncs) == 16, syncs  # Two groups of 4 fragments, 2 barriers each.

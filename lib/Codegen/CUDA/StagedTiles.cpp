@@ -39,14 +39,15 @@
 // contiguous, so a column-major A or B (a transposed weight) is loaded with
 // WMMA's col-major layout, from shared memory as from global memory.
 //
-// The warps multiply with WMMA (gpu.subgroup_mma_*), or with a plan's
-// mma=sync with mma.sync on fragments whose layout is known (MmaSync.h): a
-// fragment of C is then two accumulators of 16 x 8, and what moves C (its
-// loads and stores, the fusion tiles, the published sums) is MmaSync's.
+// The warps multiply with mma.sync on fragments whose layout is known
+// (MmaSync.h; the heuristic's), or with a plan's mma=wmma with WMMA
+// (gpu.subgroup_mma_*). With mma.sync a fragment of C is two accumulators
+// of 16 x 8, and what moves C (its loads and stores, the fusion tiles, the
+// published sums) is MmaSync's.
 //
 // planStagedTiles is a heuristic (the tuner's to replace): the largest
-// warp tiles whose blocks still fill the GPU, then more groups while the
-// blocks are few and k is long. A TilePlanChoice (--cuda-tile-plan) fixes
+// warp tiles whose blocks still fill the GPU (4 x 2 fragments only where k
+// is long), then more groups while the blocks are few and k is long. A TilePlanChoice (--cuda-tile-plan) fixes
 // parts of it, for sweeps that time the alternatives on a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -144,12 +145,23 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
       }
     return false;
   };
+  // mma.sync unless WMMA is asked for: on an H100 (2026-11-27) it was as
+  // fast or faster for most staged launches of BERT, ViT and ResNet-50 at
+  // batches 1 and 8 (docs/benchmarks/gpu-sweep-2026-11-27.md).
+  const bool mmaSync = choice.mma != TilePlanChoice::Mma::Wmma;
+  // Warps of 4 x 2 fragments (blocks of 128 x 64) multiplying with
+  // mma.sync, when their blocks alone fill the GPU and k is long: on the
+  // same H100 they beat blocks of 64 x 64 by a fifth where k was 768 (BERT's
+  // projections at batch 8), and lost where k was 128 or 256 (ResNet-50's
+  // convolutions: a longer prologue and epilogue a block, fewer blocks).
+  constexpr int64_t kLongK = 512;
+  auto wide = [](const StagedTilePlan &p) { return p.fragM * p.fragN > 4; };
   // The largest warp tiles whose blocks fill the GPU (else the smallest),
   // of those that waste at most 1/8 of the work past m and n; or the
   // chosen ones, if they waste no more (a sweep's 128 x 128 blocks on an m
   // of 32 would time nothing worth knowing, and spill).
   std::optional<StagedTilePlan> plan;
-  SmallVector<std::pair<int64_t, int64_t>> warpTiles = {{2, 2}, {2, 1}, {1, 2}, {1, 1}};
+  SmallVector<std::pair<int64_t, int64_t>> warpTiles = {{4, 2}, {2, 2}, {2, 1}, {1, 2}, {1, 1}};
   if (choice.fragM)
     warpTiles = {{choice.fragM, choice.fragN}};
   for (auto [fragM, fragN] : warpTiles) {
@@ -159,13 +171,15 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
     int64_t padded = llvm::alignTo(m, p.blockM()) * llvm::alignTo(n, p.blockN());
     if (padded * 8 > m * n * 9)
       continue;
+    if (!choice.fragM && wide(p) && (!mmaSync || k < kLongK || blocks(p) < kBusyBlocks))
+      continue;
     plan = p;
     if (blocks(p) >= kBusyBlocks)
       break;
   }
   if (!plan)
     return std::nullopt;
-  plan->mmaSync = choice.mma == TilePlanChoice::Mma::Sync;
+  plan->mmaSync = mmaSync;
   if (choice.groups) {
     plan->groups = choice.groups;
     if (k % (choice.groups * kTileK) != 0)

@@ -20,8 +20,8 @@ namespace mlir::infer {
 /// in `stages` buffers (the copies of stages - 1 rounds in flight while one
 /// is multiplied). A block has `groups` groups, each summing a slice of k;
 /// their partial sums meet in shared memory.
-/// With mmaSync, the warps multiply with mma.sync (MmaSync.h) instead of
-/// WMMA.
+/// With mmaSync (the heuristic's choice), the warps multiply with mma.sync
+/// (MmaSync.h) instead of WMMA.
 struct StagedTilePlan {
   int64_t fragM = 1, fragN = 1, stepK = kTileK, groups = 1, stages = 2;
   bool mmaSync = false;

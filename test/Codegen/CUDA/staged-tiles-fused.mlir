@@ -1,4 +1,6 @@
-// RUN: infer-opt %s -split-input-file --infer-cuda-fuse-epilogues --infer-outline-kernels=root-arguments=true --infer-cuda-map-to-gpu=stage-tiles=true | FileCheck %s
+// RUN: infer-opt %s -split-input-file --infer-cuda-fuse-epilogues --infer-outline-kernels=root-arguments=true "--infer-cuda-map-to-gpu=stage-tiles=true tile-plan=mma=wmma" | FileCheck %s
+// (WMMA asked for: these check its IR; mma.sync, the default, is checked by
+// tile-plan.test and test/python/test_tensor_core_kernels.py.)
 
 // A staged-tile kernel (StagedTiles.cpp) with its prologue and epilogue
 // (TensorCoreFusion.h). The MLP pattern: the fill makes the sums start

@@ -1,4 +1,6 @@
-// RUN: infer-opt %s -split-input-file --infer-outline-kernels=root-arguments=true --infer-cuda-map-to-gpu=stage-tiles=true | FileCheck %s
+// RUN: infer-opt %s -split-input-file --infer-outline-kernels=root-arguments=true "--infer-cuda-map-to-gpu=stage-tiles=true tile-plan=mma=wmma" | FileCheck %s
+// (WMMA asked for: these check its IR; mma.sync, the default, is checked by
+// tile-plan.test and test/python/test_tensor_core_kernels.py.)
 
 // With stage-tiles, a tensor-core contraction stages its tiles in shared
 // memory (StagedTiles.cpp). [128, 96] x [96, 256]: too few blocks for

@@ -46,7 +46,8 @@ inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
 struct TilePlanChoice {
   /// How a warp multiplies its fragments: WMMA (wmma.load and wmma.mma of
   /// 16x16x8, which ptxas makes four HMMA.1684 each), or mma.sync of
-  /// 16x8x8 (one HMMA.1688 each) on fragments loaded with ldmatrix.
+  /// 16x8x8 (one HMMA.1688 each) on fragments loaded with ldmatrix. The
+  /// heuristic's is mma.sync (the faster on an H100, 2026-11-27).
   enum class Mma { Heuristic, Wmma, Sync };
   int64_t fragM = 0, fragN = 0; // 16x16 fragments a warp along m and n: 1, 2 or 4.
   int64_t stepK = 0;            // k a round: 8, 16 or 32.

@@ -627,8 +627,9 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
     weights side by side (infer-cuda-merge-projections). Six launches. At
     batch 2 too: the tokens grow to 48 for each image (growsEachPoint), not
     90 rows collapsed to 96 (45 tokens waste 1/15 grown; 37 would waste too
-    much, and are collapsed). Weights are scaled by 1/8 so that the scores
-    are well conditioned (std about 1)."""
+    much, and are collapsed), and then the two images' 48 rows are one m of
+    96 for the projections, whole tiles. Weights are scaled by 1/8 so that
+    the scores are well conditioned (std about 1)."""
     def node(op, inputs, output, **attrs):
         return helper.make_node(op, inputs, [output], name=f"{op}_{output}", **attrs)
     heads = numpy_helper.from_array(np.array([batch, 45, 2, 32], np.int64), "heads")
@@ -661,6 +662,11 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
         ["rows"] + ["tensor_cores"] * 2 + ["rows"] + ["tensor_cores"] * 2, launches
     assert sorted(launches[1][1]) == ["MatMul_k", "MatMul_q", "MatMul_v"], launches
     assert ["MatMul_c", "Transpose_ct"] in [n for _, n in launches], launches
+    if batch == 2:  # Staged tiles then, whose launches record their contraction.
+        projections = [l.get("contraction") for l in plan["launches"]
+                       if {"MatMul_q", "MatMul_o"} & set(l["nodes"])]
+        assert projections == ["batch=1,m=96,n=192,k=64,a=row,b=row",
+                               "batch=1,m=96,n=64,k=64,a=row,b=row"], projections
     for want, got in zip(expected, actual):
         assert_close(got, want)
 

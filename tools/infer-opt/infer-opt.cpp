@@ -801,15 +801,15 @@ int main(int argc, char **argv) {
   CLI::Option *stageTiles = app.add_flag(
       "--cuda-stage-tiles,!--no-cuda-stage-tiles", opts.stageTiles,
       "CUDA: float32 tensor-core kernels stage their A and B tiles in shared memory (16-byte "
-      "cp.async copies, blocks of up to 64x64, several fragments a warp, the next tiles copied "
+      "cp.async copies, blocks of up to 128x64, several fragments a warp, the next tiles copied "
       "while the tensor cores work); the default with TF32 on sm_80 and newer. "
       "--no-cuda-stage-tiles has each warp load its fragments from global memory");
   CLI::Option *tilePlan = app.add_option("--cuda-tile-plan", opts.tilePlan,
                  "CUDA, for tuning sweeps: fix parts of every staged-tiles kernel's plan, any "
                  "of warp=MxN (16x16 fragments a warp along m and n: 1, 2 or 4 each; a block is "
                  "2x2 warps), step=K (k a round: 8, 16, 32), stages=S (2 to 4), groups=G (groups "
-                 "of 4 warps splitting k: 1, 2, 4), mma=wmma|sync (how a warp multiplies: WMMA, "
-                 "the default, or mma.sync m16n8k8 on ldmatrix fragments), e.g. "
+                 "of 4 warps splitting k: 1, 2, 4), mma=wmma|sync (how a warp multiplies: mma.sync "
+                 "m16n8k8 on ldmatrix fragments, the default, or WMMA), e.g. "
                  "warp=4x2,step=16,mma=sync. A contraction the other parts do not suit (k does "
                  "not split evenly, the tiles pass 48 KiB of shared memory, the blocks waste over "
                  "1/8 of their work) keeps the heuristic's plan, with the mma given; each "

@@ -392,6 +392,10 @@ struct AlignContractionsPass
     for (linalg::LinalgOp &op : contractions) {
       padReduction(rewriter, op, *tensorCoreShape(op));
       growToWholeTiles(rewriter, op, *tensorCoreShape(op), maxGrowthPercent);
+      // Grown for each image (ViT's 197 tokens, 208 rows an image), the
+      // rows of all images are one m again: whole tiles, in homes that
+      // hold them back to back.
+      op = collapseSeveralLoops(rewriter, op);
     }
 
     SmallVector<std::pair<linalg::LinalgOp, ContractionShape>> candidates;

@@ -8,9 +8,11 @@
 //       [B, S, H] activations by a weight at batch B > 1 has m = (B, S),
 //       and the tensor cores take one m (tensorCoreShape): without this,
 //       every projection of a transformer ran on SIMT at batch > 1. Unless
-//       the innermost loop is grown for each point of the others instead
-//       (growsEachPoint: ViT's 197 tokens, 208 rows an image), in which
-//       case the outer loops are batch loops.
+//       the innermost loop is grown for each point of the others first
+//       (growsEachPoint: ViT's 197 tokens, 208 rows an image); the grown
+//       op's loops are collapsed then (AlignContractions.cpp calls this
+//       again), so that ViT at batch 8 has an m of 1664, whose block tiles
+//       may be 128 rows tall, where 8 m's of 208 took none over 32.
 //   growToWholeTiles: a contraction whose m or n range is not whole 16-wide
 //       tiles (ViT's 197 tokens -> 208, PP-OCR det's 24 output channels ->
 //       32) is grown to them, so that infer-cuda-split-contractions leaves
@@ -28,9 +30,12 @@
 //       read by this op alone is stored grown instead, its new rows zero;
 //       one that other ops read too, or that is a transposed copy of another
 //       constant (GPT-2's lm_head, tied to its embedding), or over 16 MiB,
-//       is not grown: it would be stored twice. A range short of one tile
-//       (PP-OCR det's 12 output channels) grows to one when no input has
-//       to be copied for it.
+//       is not grown: it would be stored twice. An output started by a
+//       fill or a broadcast bias that reads nothing along the grown dims
+//       has that op grown with it (a fill of the whole grown home), so
+//       that it stays the kernel's prologue once the loops are collapsed.
+//       A range short of one tile (PP-OCR det's 12 output channels) grows
+//       to one when no input has to be copied for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -338,6 +343,32 @@ bool holds(tensor::EmptyOp home, ArrayRef<int64_t> shape) {
 
 } // namespace
 
+/// The op that initializes `op`'s output, when it can initialize the grown
+/// output as well: a fill or a broadcast (a bias), all parallel, writing
+/// its whole result, and reading nothing along the grown dims (`grownDims`:
+/// positions in the output). A copy of it (the op is shared when CSE made
+/// the fills of several contractions one) then writes the whole grown
+/// output, a new tensor.empty, and no slice lies between it and
+/// `op`: the kernel's prologue stays the op that starts the sums, also once
+/// collapseSeveralLoops merges the grown rows of several images into one m.
+static linalg::LinalgOp growableInitializer(linalg::LinalgOp op, ArrayRef<unsigned> grownDims) {
+  Value init = op.getDpsInitOperand(0)->get();
+  auto producer = init.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || producer->getNumResults() != 1 ||
+      producer.getNumDpsInits() != 1 || !producer.hasPureTensorSemantics() ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      !producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0)).isIdentity())
+    return {};
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    AffineMap map = producer.getMatchingIndexingMap(input);
+    for (unsigned dim : grownDims)
+      if (map.isFunctionOfDim(dim))
+        return {};
+  }
+  return producer;
+}
+
 /// Grows the m and n loops of `op` that plannedGrowth picks to whole
 /// tiles, so that no edge is left for the SIMT path (ViT's 197 tokens:
 /// 208 rows instead of 192 on the tensor cores and 5 row by row). Each
@@ -369,6 +400,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> operands(op->getOperands());
   SmallVector<DenseElementsAttr> grownConstants(2);
+  linalg::LinalgOp initializer; // Grown with the op (growableInitializer),
+  SmallVector<int64_t> grownInit; // to this shape.
   for (unsigned index : {0u, 1u, 2u}) {
     auto type = cast<RankedTensorType>(op->getOperand(index).getType());
     SmallVector<int64_t> shape(type.getShape());
@@ -381,6 +414,16 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     if (index < 2 && growable[index]) { // Stored grown, below.
       grownConstants[index] = padWithZeros(growable[index], shape);
       continue;
+    }
+    if (index == 2 && aligned(shape.back()) && !initializer) {
+      SmallVector<unsigned> grownDims;
+      for (unsigned d = 0; d < shape.size(); ++d)
+        if (shape[d] != type.getDimSize(d))
+          grownDims.push_back(d);
+      if ((initializer = growableInitializer(op, grownDims))) {
+        grownInit = shape;
+        continue;
+      }
     }
     if (index < 2)
       if (std::optional<CutFrom> cut = cutFrom(op->getOperand(index), shape)) {
@@ -414,6 +457,15 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     }
   for (const WidenedRead &read : widenedReads)
     operands[read.operand] = widenedCut(rewriter, read.cut, read.shape);
+  if (initializer) {
+    rewriter.setInsertionPoint(initializer);
+    auto grownType = RankedTensorType::get(grownInit, getElementTypeOrSelf(operands[2]));
+    Value home = tensor::EmptyOp::create(rewriter, initializer.getLoc(), grownInit,
+                                         grownType.getElementType());
+    SmallVector<Value> initOperands(initializer->getOperands());
+    initOperands.back() = home;
+    operands[2] = clone(rewriter, initializer, TypeRange{grownType}, initOperands)->getResult(0);
+  }
   for (Growth &g : plan) {
     Value home = g.fix.done ? g.fix.home.getResult()
                             : makeHome(rewriter, op, g.fix, alignedRows(g.shape));
@@ -434,6 +486,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
   for (Operation *constant : replacedConstants)
     if (constant->use_empty())
       rewriter.eraseOp(constant);
+  if (initializer && initializer->use_empty())
+    rewriter.eraseOp(initializer);
 }
 
 /// Whether `value` is read from the home of a grown op (growToWholeTiles):

@@ -147,8 +147,14 @@ def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
     # constant makes constant normalizes rounding noise whatever the input.
     nudge = np.random.default_rng(seed + 2)
     nudged = {k: nudged_array(v, nudge) for k, v in feeds.items()}
-    if any(close(got, want) for got, want in zip(nudged_session(model, nudge).run(None, nudged),
-                                                 expected)):
+    try:
+        moved = nudged_session(model, nudge).run(None, nudged)
+    except Exception as error:  # Seed 7620: ORT's shape inference refused the copy.
+        result["unsupported"].append(f"onnxruntime, nudged: {str(error).splitlines()[0][:200]}")
+        shutil.rmtree(work)
+        onnx_path.unlink()
+        return result
+    if any(close(got, want) for got, want in zip(moved, expected)):
         result["ill_conditioned"] = True
         shutil.rmtree(work)
         onnx_path.unlink()

@@ -47,8 +47,9 @@
 //
 // planStagedTiles is a heuristic (the tuner's to replace): the largest
 // warp tiles whose blocks still fill the GPU (4 x 2 fragments only where k
-// is long), then more groups while the blocks are few and k is long. A TilePlanChoice (--cuda-tile-plan) fixes
-// parts of it, for sweeps that time the alternatives on a GPU.
+// is long), then more groups while the blocks are few and k is long. A
+// TilePlanChoice (--cuda-tile-plan) fixes parts of it, for sweeps that
+// time the alternatives on a GPU.
 //
 //===----------------------------------------------------------------------===//
 

@@ -41,8 +41,8 @@ exit status is 1 unless every listed test passes.
 
 With --target cuda --emulate, step 3 runs no GPU: the engine is compiled
 with --dump-kernels and its plan executed on the CPU by
-scripts/gpu_emulator/ (scripts/cuda_plan_exec.py's emulate), which also
-refuses out-of-bounds, misaligned or racing kernels (an error).
+scripts/infer_tools/gpu_emulator/ (infer_tools.cuda_plan_exec's emulate),
+which also refuses out-of-bounds, misaligned or racing kernels (an error).
 
 Example:
     scripts/conformance.py --target cpu --jobs 2
@@ -205,9 +205,10 @@ def compile_only(case, infer_opt: Path, target: str, store: Path,
 
 
 def emulate_outputs(engine: Path, kernels: Path, in_names, inputs, out_dir: Path) -> None:
-    """--emulate: the engine's plan run on the CPU by scripts/gpu_emulator/,
-    its outputs written as infer-run writes them."""
-    from cuda_plan_exec import emulate  # scripts/ is on sys.path (main)
+    """--emulate: the engine's plan run on the CPU by
+    scripts/infer_tools/gpu_emulator/, its outputs written as infer-run
+    writes them."""
+    from infer_tools.cuda_plan_exec import emulate
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, value in emulate(engine, kernels, dict(zip(in_names, inputs))).items():
         np.save(out_dir / (name.replace("/", "_") + ".npy"), value)
@@ -302,8 +303,9 @@ def write_markdown(path: Path, summary: dict, note: str | None, target: str = "c
         lines = ["# ONNX backend node conformance (cuda, kernels emulated on the CPU)", "",
                  f"Generated {datetime.date.today().isoformat()} by `scripts/conformance.py "
                  f"--target cuda --emulate` on a 2-core dev machine (onnx {onnx.__version__}): "
-                 "each test compiled for sm_90 and its plan run by `scripts/gpu_emulator/` "
-                 "(no TF32 rounding, numpy's math functions). The GPU's own results are in "
+                 "each test compiled for sm_90 and its plan run by "
+                 "`scripts/infer_tools/gpu_emulator/` (no TF32 rounding, numpy's math "
+                 "functions). The GPU's own results are in "
                  "[cuda.md](cuda.md).", ""]
     else:
         lines = [f"# ONNX backend node conformance ({target})", "",
@@ -343,7 +345,7 @@ def main() -> int:
     ap.add_argument("--device", help="infer-run --device (default: the engine's own)")
     ap.add_argument("--emulate", action="store_true",
                     help="with --target cuda: run each engine's kernels on the CPU "
-                         "(scripts/gpu_emulator/) instead of infer-run on a GPU")
+                         "(scripts/infer_tools/gpu_emulator/) instead of infer-run on a GPU")
     ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
                     help="one more infer-opt flag, e.g. --flag=--cuda-stage-tiles (repeatable)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
@@ -369,8 +371,6 @@ def main() -> int:
                  "--prebuilt or --compile-to")
     if args.flag and args.prebuilt:
         ap.error("--flag changes how engines are compiled; --prebuilt ones are compiled already")
-    if args.emulate:
-        sys.path.insert(0, str(REPO_ROOT / "scripts"))
     prebuilt = None
     if args.prebuilt:
         index = args.prebuilt / "index.json"

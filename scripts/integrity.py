@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
 import random
 import subprocess
 import sys
@@ -28,10 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-# The same overrides as the Python tests (test/python/infer_cpu.py).
-INFER_OPT = Path(os.environ.get("INFER_OPT", REPO / "build" / "bin" / "infer-opt"))
-LIBINFERRT = Path(os.environ.get("LIBINFERRT", REPO / "build" / "lib" / "libinferrt.so"))
+from infer_tools.runtime import INFER_OPT, LIBINFERRT  # build/'s, or $INFER_OPT's and $LIBINFERRT's
 
 
 def main() -> int:

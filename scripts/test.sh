@@ -92,7 +92,7 @@ l_fail=${l_fail:-0}
 count "lit" "${l_pass:-0}" "$l_fail"
 
 # The must-pass list: on the CPU target, and on the CUDA target with its
-# kernels run by the emulator (scripts/gpu_emulator/; no GPU needed).
+# kernels run by the emulator (scripts/infer_tools/gpu_emulator/; no GPU needed).
 must_pass() { # suite-name log-name conformance.py-flags...
   local name=$1 out="$log/$2"; shift 2
   echo "== ONNX conformance must-pass list ($name)"

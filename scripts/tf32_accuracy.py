@@ -2,12 +2,13 @@
 """How far a TF32 engine's outputs are from float32, predicted without a GPU.
 
 Each model is compiled for the CUDA target (--target=cuda:sm_90, TF32 on,
---dump-kernels, the staged kernels multiplying with WMMA: see below), and its plan run by the kernel emulator
-(scripts/gpu_emulator/) once per mode: ``exact`` (products in float64, each
-step's sum rounded to float32), ``rna`` (the tensor cores' inputs rounded to
-TF32, to nearest with ties away from zero, as the kernels' cvt.rna.tf32.f32
-does) and ``truncate`` (their 13 low mantissa bits dropped, what the tensor
-cores make of raw float32 operands). Each output is compared with ONNX
+--dump-kernels, the staged kernels multiplying with WMMA: see below), and its
+plan run by the kernel emulator (scripts/infer_tools/gpu_emulator/) once per
+mode: ``exact`` (products in float64, each step's sum rounded to float32),
+``rna`` (the tensor cores' inputs rounded to TF32, to nearest with ties away
+from zero, as the kernels' cvt.rna.tf32.f32 does) and ``truncate`` (their 13
+low mantissa bits dropped, what the tensor cores make of raw float32
+operands). Each output is compared with ONNX
 Runtime's (CPU, float32) in relative L2 and max abs. The inputs are normals
 (token ids uniform in [0, 1000), masks and type ids 0/1) from seed 0, each
 model's own: the same kind as scripts/gpu_models.py's, not the same values.
@@ -33,10 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
-from cuda_plan_exec import emulate  # noqa: E402
-from gpu_models import MODELS, seeded_inputs  # noqa: E402
+from infer_tools import REPO
+from infer_tools.cuda_plan_exec import emulate
+from infer_tools.gpu_models import MODELS, seeded_inputs
 
 MODES = ("exact", "rna", "truncate")
 

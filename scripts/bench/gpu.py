@@ -42,14 +42,15 @@ import numpy as np
 
 
 def timing_engine(entry: dict, root: Path, tmp: Path) -> Path:
-    """A timing-only entry's engine: decompressed, weights randomized."""
+    """A timing-only entry's engine: decompressed, weights randomized (by
+    scripts/engine_weights.py, a command: this script, run from
+    scripts/bench/, does not import the infer_tools package)."""
     import lzma
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from engine_weights import randomize, rewrite
-    data = bytearray(lzma.decompress((root / entry["engine"]).read_bytes()))
-    rewrite(data, randomize)
-    path = tmp / "timing.engine"
-    path.write_bytes(bytes(data))
+    stripped, path = tmp / "stripped.engine", tmp / "timing.engine"
+    stripped.write_bytes(lzma.decompress((root / entry["engine"]).read_bytes()))
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "engine_weights.py"),
+                    "randomize", str(stripped), str(path)], check=True)
+    stripped.unlink()
     return path
 
 

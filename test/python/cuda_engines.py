@@ -23,7 +23,8 @@ import sys
 import zlib
 from pathlib import Path
 
-from infer_cpu import LIBINFERRT
+from infer_tools import REPO
+from infer_tools.runtime import LIBINFERRT
 
 FAKE_CUDA = LIBINFERRT.parent / "libfakecuda.so"
 
@@ -139,6 +140,9 @@ def run_client(ops: list[dict], **env) -> list[dict]:
     `env`; returns one result per op."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("FAKE_CUDA", "INFERRT_"))}
     environment.update({k: str(v) for k, v in env.items()})
+    # The client imports infer_tools, as the tests do through pytest.ini.
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "scripts"), *filter(None, [environment.get("PYTHONPATH")])])
     result = subprocess.run([sys.executable, __file__, json.dumps(ops)], capture_output=True,
                             text=True, env=environment, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -153,7 +157,7 @@ def _client(ops: list[dict]) -> list[dict]:
     env(values: {name: value or None}) / sweep(engine, names): for each
     driver entry point in `names`, fail its 1st, 2nd, ... call (once) until
     a context is created, each time reporting the status and what is live."""
-    from infer_cpu import runtime
+    from infer_tools.runtime import runtime
     lib = runtime()
     p, vp = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
     for name, args in {"inferrt_context_create_on": [p, ctypes.c_char_p, vp],

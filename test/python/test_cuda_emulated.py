@@ -1,9 +1,9 @@
 """Whole CUDA engines run on the CPU, against ONNX Runtime.
 
 Each model is compiled with ``--target=cuda:sm_90 --dump-kernels DIR``; the
-engine's plan is then executed by ``scripts/cuda_plan_exec.py``'s
+engine's plan is then executed by ``infer_tools.cuda_plan_exec``'s
 ``emulate``: the same buffers and launches as on a GPU, each kernel run by
-scripts/gpu_emulator/ from DIR/kernels.mlir (which also checks bounds,
+infer_tools.gpu_emulator from DIR/kernels.mlir (which also checks bounds,
 alignment, warp uniformity and shared-memory races). This checks every
 kernel strategy (SIMT, vector accesses, block reductions, both tensor-core
 kernels) and the plan's arena on a machine without a GPU. The emulator does
@@ -22,9 +22,7 @@ import pytest
 from onnx import helper, numpy_helper, parser
 
 from infer_cpu import INFER_OPT, REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-from cuda_plan_exec import emulate, read_engine  # noqa: E402
+from infer_tools.cuda_plan_exec import emulate, read_engine
 
 INPUTS = REPO / "test/Codegen/CUDA/Inputs"
 # (model, input shapes): every kernel strategy appears in one of them.
@@ -221,7 +219,7 @@ def test_row_kernel_barriers_are_checked(tmp_path):
     root (which thread 0 writes and every warp reads) are needed: without
     any one of them the emulator must refuse the kernel. (The others
     separate ops whose threads read only what they wrote themselves.)"""
-    from gpu_emulator import EmulationError, run_launches
+    from infer_tools.gpu_emulator import EmulationError, run_launches
     compile_and_emulate(tmp_path, "layer_norm_rows")
     lines = (tmp_path / "layer_norm_rows-kernels" / "kernels.mlir").read_text().splitlines()
     barriers = [i for i, line in enumerate(lines) if '"gpu.barrier"' in line]
@@ -396,7 +394,7 @@ def test_warp_barriers_of_prologues_and_epilogues_are_checked(tmp_path, flags, r
     same floats; here, one fragment a warp, each follows a block barrier,
     so the emulator accepts them removed (test_tensor_core_kernels.py has
     2 x 2 fragments, where it does not)."""
-    from gpu_emulator import EmulationError, run_launches
+    from infer_tools.gpu_emulator import EmulationError, run_launches
     compile_and_emulate(tmp_path, "ffn_gelu", flags)
     lines = (tmp_path / "ffn_gelu-kernels" / "kernels.mlir").read_text().splitlines()
     syncs = [i for i, line in enumerate(lines) if '"nvvm.bar.warp.sync"' in line]
@@ -490,7 +488,7 @@ def test_the_barrier_before_a_produced_fragment_is_checked(tmp_path):
     and the warp loads its fragment from there: without the warp barrier
     between (the one before a WMMA load of the scratch that follows the
     stores), the emulator must refuse the kernel."""
-    from gpu_emulator import EmulationError
+    from infer_tools.gpu_emulator import EmulationError
     expected, _, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu")
     lines = (tmp_path / "conv3x3_bias_relu-kernels" / "kernels.mlir").read_text().splitlines()
     before_loads = [i for i, line in enumerate(lines)
@@ -729,7 +727,7 @@ def test_tf32_modes_of_the_emulator(tmp_path):
     adds up, a relative 2^-11 ~ 5e-4 of every output), against float64.
     The kernel multiplies with WMMA, whose operands the mode rounds (the
     default mma.sync kernels round theirs with cvt.rna in the kernel)."""
-    from gpu_emulator.wmma import to_tf32
+    from infer_tools.gpu_emulator.wmma import to_tf32
 
     one = np.float32(1.0)
     ulp = np.float32(2.0 ** -10)

@@ -9,15 +9,12 @@ broadcast and a contraction; its pools and softmax are reductions.
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections import Counter
 
 import pytest
 
 from infer_cpu import INFER_OPT, REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-from cuda_plan_exec import read_engine, strategy  # noqa: E402
+from infer_tools.cuda_plan_exec import read_engine, strategy
 
 STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector", "simt",
               "single_thread"}

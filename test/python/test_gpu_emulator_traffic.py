@@ -1,4 +1,4 @@
-"""The emulator's memory traffic counts (scripts/gpu_emulator/traffic.py).
+"""The emulator's memory traffic counts (scripts/infer_tools/gpu_emulator/traffic.py).
 
 First the counting rules on hand-made warp accesses (coalesced, strided,
 misaligned, vector, shared-memory bank conflicts and broadcasts), then
@@ -10,15 +10,12 @@ of each sector it reads.
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from infer_cpu import INFER_OPT, REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-from gpu_emulator import Buffer, Emulator, Traffic  # noqa: E402
+from infer_tools.gpu_emulator import Buffer, Emulator, Traffic
 
 LANES = np.arange(32)
 WARP0 = np.zeros(32, dtype=np.int64)

@@ -8,8 +8,8 @@ shapes with partial block tiles). It is compiled by
 (``stage-tiles=false``: a warp a 16x16 tile, fragments from global memory;
 ``stage-tiles=true``: tiles staged in shared memory, StagedTiles.cpp,
 multiplied with mma.sync or, with ``tile-plan=mma=wmma``, WMMA), and
-the kernel is run by scripts/gpu_emulator/, which also checks bounds, alignment,
-warp uniformity and shared-memory races; the result must match numpy. The
+the kernel is run by scripts/infer_tools/gpu_emulator/, which also checks
+bounds, alignment, warp uniformity and shared-memory races; the result must match numpy. The
 fused cases add a prologue and an epilogue (``--infer-cuda-fuse-epilogues``
 first), which both kernels run on their tiles.
 Products are exact in the emulator (no TF32 rounding), so the tolerance is
@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from infer_cpu import INFER_OPT, REPO
-
-sys.path.insert(0, str(REPO / "scripts"))
-from gpu_emulator import EmulationError, Emulator, run_launches  # noqa: E402
+from infer_tools.gpu_emulator import EmulationError, Emulator, run_launches
 
 
 def contraction(dims: str, maps: tuple[str, str, str], iterators: str, types: tuple[str, str, str],

@@ -5,6 +5,8 @@ others are thin wrappers around ``main`` here); a script run from scripts/
 has that folder on its path, and the tests get it from pytest.ini's
 ``pythonpath``, so ``import infer_tools`` needs no path edits.
 
+  engine_format       the engine file's container: the one reader and writer
+                      (docs/engine-format.md, include/inferrt/engine_format.h)
   runtime             the build's infer-opt and libinferrt (ctypes): CompiledModel
   cuda_plan_exec      a CUDA engine's plan run by CuPy, or on the CPU by gpu_emulator
   gpu_emulator/       the CUDA kernels' MLIR run on the CPU, with bounds, race

@@ -23,42 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import struct
 import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int8": np.int8,
-          "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
-          "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "bool": np.bool_}
-
-
-def read_engine(path: Path):
-    return read_engine_bytes(path.read_bytes(), str(path))
-
-
-def read_engine_bytes(data: bytes, path: str = "engine"):
-    if data[:8] != b"INFERENG":
-        raise ValueError(f"{path}: not an engine")
-    count = struct.unpack_from("<I", data, 16)[0]
-    sections = {}
-    for i in range(count):
-        kind, crc, offset, size = struct.unpack_from("<IIQQ", data, 64 + 24 * i)
-        body = data[offset:offset + size]
-        if zlib.crc32(body) != crc:
-            raise ValueError(f"{path}: section {kind} is corrupt")
-        sections[kind] = body
-    metadata = json.loads(sections[1])
-    plan = json.loads(sections[4])
-    return metadata, plan, sections[2], sections.get(3, b"")
+from .engine_format import DTYPES, read_engine
 
 
 def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
         profile_dir: Path | None = None) -> dict[str, np.ndarray]:
     import cupy as cp
-    metadata, plan, kernels, weights = read_engine(path)
+    engine = read_engine(path)
+    metadata, plan, kernels = engine.metadata, engine.plan, engine.kernels
     major, minor = cp.cuda.Device().compute_capability[0], cp.cuda.Device().compute_capability[1]
     sm = f"sm_{major}{minor}"
     module = next((m for m in plan["modules"] if m["format"] == "cubin" and m["arch"] == sm), None)
@@ -68,7 +45,7 @@ def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
     tmp = Path("/tmp") / f"plan-exec-{path.stem}-{sm}.cubin"
     tmp.write_bytes(image)
     raw = cp.RawModule(path=str(tmp))
-    buffers = plan_buffers(metadata, plan, weights, inputs, cp.asarray)
+    buffers = plan_buffers(metadata, plan, engine.weights, inputs, cp.asarray)
     functions = {}
     events = []
     # Profiling times a second pass: the first loads the kernels (lazily).
@@ -120,9 +97,10 @@ def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray],
     TF32 modes). Given a list as `traffic`, each launch's memory traffic
     (gpu_emulator's Traffic) is appended to it, in the plan's order."""
     from .gpu_emulator import Buffer, Emulator
-    metadata, plan, _, weights = read_engine(path)
+    engine = read_engine(path)
+    metadata, plan = engine.metadata, engine.plan
     emulator = Emulator(kernels.read_text(), tf32=tf32, traffic=traffic is not None)
-    buffers = plan_buffers(metadata, plan, weights, inputs, np.asarray)
+    buffers = plan_buffers(metadata, plan, engine.weights, inputs, np.asarray)
     wrapped = {kind: [Buffer(b) for b in group] for kind, group in buffers.items()}
     for launch in plan["launches"]:
         emulator.launch(launch["kernel"], launch["grid"][0], launch["block"][0],
@@ -207,7 +185,7 @@ def profile_timing_only(root: Path, entry: dict, profile_dir: Path | None) -> No
     from .engine_weights import randomize, rewrite
     data = bytearray(lzma.decompress((root / entry["engine"]).read_bytes()))
     rewrite(data, randomize)
-    metadata, _, _, _ = read_engine_bytes(bytes(data))
+    metadata = read_engine(data).metadata
     rng = np.random.default_rng(0)
     inputs = {t["name"]: (rng.integers(0, 2, t["shape"]) if "int" in t["dtype"]
                           else rng.standard_normal(t["shape"])).astype(DTYPES[t["dtype"]])
@@ -286,7 +264,7 @@ def main() -> int:
                    if args.emulate else run(args.engine, inputs))
         ok &= check(args.engine.name, outputs, refs)
         if traffic is not None:
-            print_traffic(args.engine, read_engine(args.engine)[1], traffic, args.traffic_json)
+            print_traffic(args.engine, read_engine(args.engine).plan, traffic, args.traffic_json)
     return 0 if ok else 1
 
 

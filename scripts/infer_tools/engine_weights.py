@@ -35,32 +35,27 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import struct
 import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-WEIGHTS, PLAN = 3, 4
+from .engine_format import WEIGHTS, EngineFormatError, read_engine
+
 FLOATS = {"float32": np.float32, "float16": np.float16, "float64": np.float64}
 
 
 def rewrite(data: bytearray, fill) -> None:
-    count = struct.unpack_from("<I", data, 16)[0]
-    table = {}
-    for i in range(count):
-        kind, _, offset, size = struct.unpack_from("<IIQQ", data, 64 + 24 * i)
-        table[kind] = (i, offset, size)
-    _, poff, psize = table[PLAN]
-    plan = json.loads(bytes(data[poff:poff + psize]))
-    i, woff, wsize = table[WEIGHTS]
-    section = np.frombuffer(data, dtype=np.uint8, count=wsize, offset=woff)
-    fill(section, plan["weights"])
-    struct.pack_into("<I", data, 64 + 24 * i + 4, zlib.crc32(bytes(data[woff:woff + wsize])))
-    head = bytearray(data[:64 + 24 * count])
-    head[20:24] = b"\0\0\0\0"
-    struct.pack_into("<I", data, 20, zlib.crc32(head))
+    """Rewrites the engine file `data` in place: `fill(section, table)`
+    changes the WEIGHTS section (a writable uint8 array) as the plan's
+    weights `table` describes it. Every checksum is recomputed, so `data`
+    is verified first: a corrupt engine must not come out sealed."""
+    engine = read_engine(data)
+    section = bytearray(engine.weights)
+    fill(np.frombuffer(section, dtype=np.uint8), engine.plan["weights"])
+    if WEIGHTS in engine.sections or section:
+        engine.sections[WEIGHTS] = bytes(section)
+    data[:] = engine.to_bytes()
 
 
 def strip(section: np.ndarray, table: list) -> None:
@@ -207,8 +202,10 @@ def main() -> int:
     ap.add_argument("--recipe", type=Path, help="split: written; restore: read")
     args = ap.parse_args()
     data = bytearray(args.engine.read_bytes())
-    if data[:8] != b"INFERENG":
-        ap.error(f"{args.engine} is not an infer-opt engine")
+    try:
+        read_engine(data)
+    except EngineFormatError as error:
+        ap.error(f"{args.engine}: {error}")
     if args.action in ("split", "restore") and not (args.model and args.recipe):
         ap.error(f"{args.action} needs --model and --recipe")
     if args.action == "split":

@@ -39,7 +39,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from .cuda_plan_exec import emulate, read_engine
+from .cuda_plan_exec import emulate
+from .engine_format import read_engine
 from .fuzz_families import FAMILIES, make_model  # noqa: F401  (re-exported)
 from .runtime import INFER_OPT, CompiledModel
 
@@ -180,7 +181,7 @@ def check_seed(seed: int, out: Path, cuda_flags: list[list[str]], keep: bool,
             failed(where, why)
             continue
         result["strategies"] |= {launch.get("strategy", "simt")
-                                 for launch in read_engine(engine)[1]["launches"]}
+                                 for launch in read_engine(engine).plan["launches"]}
         try:
             actual = list(emulate(engine, dump / "kernels.mlir", feeds).values())
             for want, got in zip(expected, actual):

@@ -1,11 +1,9 @@
 """Hand-made engines and a C API driver for the runtime's CUDA tests.
 
-`write_engine` lays out an engine file as docs/engine-format.md specifies
-(header, section table, 256-byte aligned sections, CRC-32s), so the CUDA
-backend is tested without the compiler: `cuda_engine` writes one whose
-modules are fake cubins and PTX for the fake driver (test/runtime/
-fake_cuda.cpp), `cpu_engine` one whose kernels are a tiny C library built
-with `cc`.
+The engines are written by infer_tools.engine_format, so the CUDA backend
+is tested without the compiler: `cuda_engine` writes one whose modules are
+fake cubins and PTX for the fake driver (test/runtime/fake_cuda.cpp),
+`cpu_engine` one whose kernels are a tiny C library built with `cc`.
 
 The CUDA driver is loaded once per process, so each scenario runs in its
 own process: `run_client(ops, env)` runs this file with a list of C API
@@ -20,36 +18,19 @@ import os
 import struct
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 from infer_tools import REPO
+from infer_tools.engine_format import align, make_engine
 from infer_tools.runtime import LIBINFERRT
 
 FAKE_CUDA = LIBINFERRT.parent / "libfakecuda.so"
 
 
-def _align(n: int, to: int = 256) -> int:
-    return (n + to - 1) // to * to
-
-
 def write_engine(path: Path, target: str, metadata: dict, plan: dict, kernels: bytes,
                  weights: bytes = b"") -> Path:
     """An engine file with the four sections in the writer's order."""
-    sections = [(1, json.dumps(metadata, indent=2).encode()), (4, json.dumps(plan, indent=2).encode()),
-                (2, kernels), (3, weights)]
-    offset = _align(64 + 24 * len(sections))
-    table, body = b"", bytearray()
-    for kind, data in sections:
-        table += struct.pack("<IIQQ", kind, zlib.crc32(data), offset, len(data))
-        body += data + b"\0" * (_align(len(data)) - len(data))
-        offset += _align(len(data))
-    size = _align(64 + 24 * len(sections)) + len(body)
-    header = bytearray(b"INFERENG" + struct.pack("<HHIIIQ", 1, 0, 64, len(sections), 0, size) +
-                       target.encode().ljust(32, b"\0"))
-    struct.pack_into("<I", header, 20, zlib.crc32(bytes(header) + table))
-    data = bytes(header) + table
-    path.write_bytes(data + b"\0" * (_align(len(data)) - len(data)) + bytes(body))
+    path.write_bytes(make_engine(target, metadata, plan, kernels, weights).to_bytes())
     return path
 
 
@@ -95,7 +76,7 @@ def cuda_engine(path: Path, modules=(("cubin", "sm_90"),), launches=None, inputs
         kernels += image
     weight_bytes, weight_table = b"", []
     for array in weights:
-        weight_bytes += b"\0" * (_align(len(weight_bytes)) - len(weight_bytes))
+        weight_bytes += b"\0" * (align(len(weight_bytes)) - len(weight_bytes))
         weight_table.append({"offset": len(weight_bytes), "bytes": array.nbytes, "dtype": "float32",
                              "shape": list(array.shape)})
         weight_bytes += array.tobytes()

@@ -22,7 +22,8 @@ import pytest
 from onnx import helper, numpy_helper, parser
 
 from infer_cpu import INFER_OPT, REPO
-from infer_tools.cuda_plan_exec import emulate, read_engine
+from infer_tools.cuda_plan_exec import emulate
+from infer_tools.engine_format import read_engine
 
 INPUTS = REPO / "test/Codegen/CUDA/Inputs"
 # (model, input shapes): every kernel strategy appears in one of them.
@@ -158,7 +159,7 @@ def compile_and_emulate_model(tmp_path, name: str, model: onnx.ModelProto, shape
     expected = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]) \
         .run(None, inputs)
     actual = emulate(engine, dump / "kernels.mlir", inputs)
-    _, plan, _, _ = read_engine(engine)
+    plan = read_engine(engine).plan
     return expected, list(actual.values()), {l["strategy"] for l in plan["launches"]}
 
 
@@ -193,7 +194,7 @@ def test_emulated_wmma_matches_onnxruntime(tmp_path, name):
     (canonicalized kernels, fused epilogues) as the engine runs them."""
     expected, actual, strategies = compile_and_emulate(tmp_path, name,
                                                        ("--cuda-tile-plan=mma=wmma",))
-    _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
+    plan = read_engine(tmp_path / f"{name}.engine").plan
     staged = [l for l in plan["launches"] if l["strategy"] == "staged_tiles"]
     assert staged and all(l["config"].endswith(",mma=wmma") for l in staged), strategies
     for want, got in zip(expected, actual):
@@ -248,7 +249,7 @@ def test_bias_and_residual_adds_are_the_matmul_init(tmp_path):
     kernel for the layer norm."""
     expected, actual, _ = compile_and_emulate(tmp_path, "dense_residual_norm")
     engine = tmp_path / "dense_residual_norm.engine"
-    _, plan, _, _ = read_engine(engine)
+    plan = read_engine(engine).plan
     assert [kind(l) for l in plan["launches"]] == ["tensor_cores", "rows", "tensor_cores"]
     assert set(plan["launches"][0]["nodes"]) == {"MatMul_0", "Add_1", "Add_2"}
     for want, got in zip(expected, actual):
@@ -260,7 +261,7 @@ def test_mlp_is_two_tensor_core_kernels(tmp_path):
     tensor-core kernel with its neighbours inside (the fills, bias + GELU
     after the first, bias + residual before the second)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "ffn_gelu")
-    _, plan, _, _ = read_engine(tmp_path / "ffn_gelu.engine")
+    plan = read_engine(tmp_path / "ffn_gelu.engine").plan
     assert [kind(l) for l in plan["launches"]] == ["tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Erf_4", "Mul_9"} <= set(plan["launches"][0]["nodes"])
     assert set(plan["launches"][1]["nodes"]) == {"MatMul_10", "Add_11", "Add_12"}
@@ -274,7 +275,7 @@ def test_grown_mlp_keeps_its_neighbours_in_its_kernels(tmp_path):
     home are all in the two tensor-core kernels. Only x's copy into its
     padded home is a kernel of its own."""
     expected, actual, _ = compile_and_emulate(tmp_path, "ffn_grown")
-    _, plan, _, _ = read_engine(tmp_path / "ffn_grown.engine")
+    plan = read_engine(tmp_path / "ffn_grown.engine").plan
     assert [kind(l) for l in plan["launches"]] == ["vector", "tensor_cores", "tensor_cores"]
     assert {"MatMul_0", "Add_1", "Relu_2"} <= set(plan["launches"][1]["nodes"])
     assert {"MatMul_3", "Add_4", "Add_5"} <= set(plan["launches"][2]["nodes"])
@@ -287,7 +288,7 @@ def test_epilogues_over_a_grown_map_join_their_kernels(tmp_path):
     and bias + residual read 14 x 14 boxes of rows of 208 and still join
     the tensor-core kernels."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_grown_map")
-    _, plan, _, _ = read_engine(tmp_path / "conv_grown_map.engine")
+    plan = read_engine(tmp_path / "conv_grown_map.engine").plan
     kernels = [l for l in plan["launches"] if kind(l) == "tensor_cores"]
     assert len(kernels) == 2, plan["launches"]
     assert {"Conv_0", "Relu_1"} <= set(kernels[0]["nodes"]), kernels[0]["nodes"]
@@ -304,7 +305,7 @@ def test_bottleneck_blocks_are_their_convolutions_kernels(tmp_path):
     No other copies of homes: the first block's output feeds the second's
     first convolution where it is and its residual add from there."""
     expected, actual, _ = compile_and_emulate(tmp_path, "bottlenecks")
-    _, plan, _, _ = read_engine(tmp_path / "bottlenecks.engine")
+    plan = read_engine(tmp_path / "bottlenecks.engine").plan
     strategies = [kind(l) for l in plan["launches"]]
     assert strategies.count("tensor_cores") == 6, plan["launches"]
     assert len(strategies) == 9, plan["launches"]
@@ -320,7 +321,7 @@ def test_upsampling_is_a_kernel_for_each_conv_transpose(tmp_path):
     channels (no spread input, no im2col copy), a thread an output, with
     its bias, batch norm and ReLU (or sigmoid) in its kernel."""
     expected, actual, _ = compile_and_emulate(tmp_path, "upsample_head")
-    _, plan, _, _ = read_engine(tmp_path / "upsample_head.engine")
+    plan = read_engine(tmp_path / "upsample_head.engine").plan
     assert len(plan["launches"]) == 2, plan["launches"]
     assert {"ConvTranspose_0", "BatchNormalization_1", "Relu_2"} <= \
         set(plan["launches"][0]["nodes"]), plan["launches"][0]["nodes"]
@@ -333,7 +334,7 @@ def test_concat_inputs_write_into_their_slices(tmp_path):
     """The Resize and the ReLU write into their slices of the Concat (empty
     tensor elimination before bufferization): no copy kernels."""
     expected, actual, _ = compile_and_emulate(tmp_path, "concat_branches")
-    _, plan, _, _ = read_engine(tmp_path / "concat_branches.engine")
+    plan = read_engine(tmp_path / "concat_branches.engine").plan
     assert [l["nodes"] for l in plan["launches"]] == [["Resize_1"], ["Relu_2"]], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -345,7 +346,7 @@ def test_inverted_residual_is_three_kernels(tmp_path):
     its input, alive until that ReLU6, which would otherwise overwrite it),
     the projection (tensor cores)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "inverted_residual")
-    _, plan, _, _ = read_engine(tmp_path / "inverted_residual.engine")
+    plan = read_engine(tmp_path / "inverted_residual.engine").plan
     assert [l["nodes"] for l in plan["launches"]] == [
         ["Conv_2", "Clip_3"], ["Conv_4", "Clip_5"], ["Conv_6"]], plan["launches"]
     for want, got in zip(expected, actual):
@@ -357,7 +358,7 @@ def test_each_convolution_keeps_its_activation(tmp_path):
     strided depthwise) runs its scale, shift and hardswish in its own
     kernel: three launches."""
     expected, actual, _ = compile_and_emulate(tmp_path, "hardswish_chain")
-    _, plan, _, _ = read_engine(tmp_path / "hardswish_chain.engine")
+    plan = read_engine(tmp_path / "hardswish_chain.engine").plan
     assert len(plan["launches"]) == 3, plan["launches"]
     for launch, conv, last in zip(plan["launches"], ["Conv_6", "Conv_15", "Conv_24"],
                                   ["Add_14", "Add_23", "Add_26"]):
@@ -372,7 +373,7 @@ def test_depthwise_convolution_keeps_its_neighbours_in_its_kernel(tmp_path):
     output, and the zero padding is no copy: each thread checks its reads
     against x's bounds. One launch."""
     expected, actual, _ = compile_and_emulate(tmp_path, "depthwise_bn")
-    _, plan, _, _ = read_engine(tmp_path / "depthwise_bn.engine")
+    plan = read_engine(tmp_path / "depthwise_bn.engine").plan
     assert len(plan["launches"]) == 1, plan["launches"]
     last = plan["launches"][-1]
     assert last["strategy"] == "simt"
@@ -419,7 +420,7 @@ def test_head_transposes_are_read_through(tmp_path):
     both MatMuls read them in place, on the tensor cores; and P.V writes its
     result with the heads merged (Transpose_11 is part of its kernel)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "attention_heads")
-    _, plan, _, _ = read_engine(tmp_path / "attention_heads.engine")
+    plan = read_engine(tmp_path / "attention_heads.engine").plan
     nodes = {node for l in plan["launches"] for node in l["nodes"]}
     assert not nodes & {"Transpose_5", "Transpose_6", "Transpose_7"}, nodes
     assert ["MatMul_10", "Transpose_11"] in [l["nodes"] for l in plan["launches"]]
@@ -435,7 +436,7 @@ def test_slices_of_a_fused_projection_are_read_in_place(tmp_path):
     output where it lies. (The projection is scaled by 1/16, in its kernel,
     to keep the softmax well conditioned.)"""
     expected, actual, _ = compile_and_emulate(tmp_path, "qkv_split")
-    _, plan, _, _ = read_engine(tmp_path / "qkv_split.engine")
+    plan = read_engine(tmp_path / "qkv_split.engine").plan
     assert [l["nodes"] for l in plan["launches"][:3]] == [
         ["MatMul_0", "Mul_2"], ["MatMul_19"], ["Softmax_20"]], plan["launches"]
     for want, got in zip(expected, actual):
@@ -450,7 +451,7 @@ def test_the_next_convolution_reads_the_relu_through_bounds_checks(tmp_path):
     im2col columns itself (operand producers): two launches, both on the
     tensor cores (three, with the copy, before 2026-11-26)."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv_relu_pad")
-    _, plan, _, _ = read_engine(tmp_path / "conv_relu_pad.engine")
+    plan = read_engine(tmp_path / "conv_relu_pad.engine").plan
     assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", ["Conv_0", "Relu_1"]), ("tensor_cores", ["Conv_2"])], plan["launches"]
     for want, got in zip(expected, actual):
@@ -467,7 +468,7 @@ def test_producers_of_operands_run_in_the_tensor_core_kernel(tmp_path, name, nod
     kernel, which computes that input's elements where it would load them:
     one launch. (The outputs are checked by the tests over MODELS.)"""
     compile_and_emulate(tmp_path, name)
-    _, plan, _, _ = read_engine(tmp_path / f"{name}.engine")
+    plan = read_engine(tmp_path / f"{name}.engine").plan
     assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", nodes)], plan["launches"]
 
@@ -477,7 +478,7 @@ def test_staged_tiles_leave_a_produced_operand_to_the_warp_tile_kernel(tmp_path)
     convolution whose im2col columns its kernel computes keeps the
     warp-a-tile tensor-core kernel, in one launch."""
     expected, actual, _ = compile_and_emulate(tmp_path, "conv3x3_bias_relu")
-    _, plan, _, _ = read_engine(tmp_path / "conv3x3_bias_relu.engine")
+    plan = read_engine(tmp_path / "conv3x3_bias_relu.engine").plan
     assert [l["strategy"] for l in plan["launches"]] == ["tensor_cores"], plan["launches"]
     for want, got in zip(expected, actual):
         assert_close(got, want)
@@ -510,7 +511,7 @@ def test_a_block_reduction_runs_its_bias_and_relu(tmp_path):
     launch each. Four launches: the pool, that convolution, the second
     (a thread per output, with its bias and hardsigmoid) and the scaling."""
     expected, actual, _ = compile_and_emulate(tmp_path, "se_block")
-    _, plan, _, _ = read_engine(tmp_path / "se_block.engine")
+    plan = read_engine(tmp_path / "se_block.engine").plan
     assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("rows", ["GlobalAveragePool_0"]), ("block_reduction", ["Conv_1", "Relu_2"]),
         ("simt", ["Conv_3", "HardSigmoid_4"]), ("vector", ["Mul_5"])], plan["launches"]
@@ -545,7 +546,7 @@ def test_a_convolution_short_of_a_tile_runs_on_the_tensor_cores(tmp_path):
          helper.make_node("Relu", ["c"], ["y"], name="Relu_1")],
         {"x": (1, 48, 20, 20)}, {"y": (1, 12, 20, 20)}, {"w": (12, 48, 1, 1), "b": (12,)})
     expected, actual, _ = compile_and_emulate_model(tmp_path, "conv_short", model, {})
-    _, plan, _, _ = read_engine(tmp_path / "conv_short.engine")
+    plan = read_engine(tmp_path / "conv_short.engine").plan
     assert [(kind(l), l["nodes"]) for l in plan["launches"]] == [
         ("tensor_cores", ["Conv_0", "Relu_1"])], plan["launches"]
     for want, got in zip(expected, actual):
@@ -570,7 +571,7 @@ def test_a_convolution_with_a_unit_kernel_dim_runs_on_the_tensor_cores(tmp_path)
         {"x": (1, 32, 1, 40)}, {"y": (1, 64, 1, 40)},
         {"w1": (60, 32, 1, 3), "w2": (64, 60, 1, 1)})
     expected, actual, strategies = compile_and_emulate_model(tmp_path, "conv_1x3", model, {})
-    _, plan, _, _ = read_engine(tmp_path / "conv_1x3.engine")
+    plan = read_engine(tmp_path / "conv_1x3.engine").plan
     launches = [(kind(l), l["nodes"]) for l in plan["launches"]]
     assert ("tensor_cores", ["Conv_0", "Sigmoid_1", "Mul_2"]) in launches, launches
     assert "block_reduction" not in strategies, launches
@@ -654,7 +655,7 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
         {"g": (64,), "b": (64,), "wq": (64, 64), "wk": (64, 64), "wv": (64, 64),
          "wo": (64, 64), "bo": (64,)}, scale=0.125)
     expected, actual, _ = compile_and_emulate_model(tmp_path, "attention_grown", model, {})
-    _, plan, _, _ = read_engine(tmp_path / "attention_grown.engine")
+    plan = read_engine(tmp_path / "attention_grown.engine").plan
     launches = [(kind(l), l["nodes"]) for l in plan["launches"]]
     assert [s for s, _ in launches] == \
         ["rows"] + ["tensor_cores"] * 2 + ["rows"] + ["tensor_cores"] * 2, launches
@@ -692,7 +693,7 @@ def test_gemm_projections_with_transposed_weights_merge(tmp_path):
         {"wq": (64, 64), "wk": (64, 64), "wv": (64, 64), "bq": (64,), "bk": (64,), "bv": (64,)},
         scale=0.125)
     expected, actual, _ = compile_and_emulate_model(tmp_path, "gemm_projections", model, {})
-    _, plan, _, _ = read_engine(tmp_path / "gemm_projections.engine")
+    plan = read_engine(tmp_path / "gemm_projections.engine").plan
     merged = [l["nodes"] for l in plan["launches"] if "Gemm_q" in l["nodes"]]
     assert len(merged) == 1 and {"Gemm_k", "Gemm_v"} <= set(merged[0]), plan["launches"]
     for want, got in zip(expected, actual):
@@ -714,7 +715,7 @@ def test_a_single_short_row_is_one_kernel(tmp_path):
     expected, actual, _ = compile_and_emulate_model(tmp_path, "one_row", model, {})
     for want, got in zip(expected, actual):
         assert_close(got, want)
-    _, plan, _, _ = read_engine(tmp_path / "one_row.engine")
+    plan = read_engine(tmp_path / "one_row.engine").plan
     launches = [(kind(l), l["grid"]) for l in plan["launches"]]
     assert launches == [("rows", [1, 1, 1])] * 2, launches
 
@@ -792,7 +793,7 @@ def test_short_rows_few_are_one_row_kernel(tmp_path):
     output (a depthwise convolution's window, one output a row, stays a
     thread per output: test_depthwise_convolution_keeps_its_neighbours_in_its_kernel)."""
     expected, actual, strategies = compile_and_emulate(tmp_path, "einsum_attention")
-    _, plan, _, _ = read_engine(tmp_path / "einsum_attention.engine")
+    plan = read_engine(tmp_path / "einsum_attention.engine").plan
     softmax = [launch for launch in plan["launches"] if "Softmax_1" in launch["nodes"]]
     assert len(softmax) == 1 and softmax[0]["strategy"] == "rows", softmax
     assert softmax[0]["grid"][0] == 2 * 4 * 17 and softmax[0]["block"][0] == 32, softmax

@@ -14,7 +14,8 @@ from collections import Counter
 import pytest
 
 from infer_cpu import INFER_OPT, REPO
-from infer_tools.cuda_plan_exec import read_engine, strategy
+from infer_tools.cuda_plan_exec import strategy
+from infer_tools.engine_format import read_engine
 
 STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector", "simt",
               "single_thread"}
@@ -25,7 +26,7 @@ def compile_engine(tmp_path, model, shape, *flags):
     engine = tmp_path / "m.engine"
     subprocess.run([str(INFER_OPT), str(model), "--input-shape", shape, "--target=cuda:sm_90",
                     "--emit=engine", "-o", str(engine), *flags], check=True)
-    _, plan, _, _ = read_engine(engine)
+    plan = read_engine(engine).plan
     return plan["launches"]
 
 

@@ -87,6 +87,22 @@ def test_split_needs_model_and_recipe(tmp_path):
     assert "split needs --model and --recipe" in result.stderr
 
 
+def test_a_corrupt_engine_is_refused_not_resealed(tmp_path):
+    """Every checksum is rewritten, so a corrupt input would come out as a
+    valid engine: it must be refused instead."""
+    model = tmp_path / "m.onnx"
+    make_model(model, np.random.default_rng(0))
+    engine, bad = tmp_path / "m.engine", tmp_path / "bad.engine"
+    subprocess.run([str(INFER_OPT), str(model), "--emit=engine", "-o", str(engine)], check=True)
+    data = bytearray(engine.read_bytes())
+    data[-300] ^= 0x40  # In the last section (the weights).
+    bad.write_bytes(bytes(data))
+    result = run("strip", bad, tmp_path / "out")
+    assert result.returncode == 2
+    assert "bad.engine: section WEIGHTS is corrupt (checksum mismatch)" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def make_projections(path, rng, scale=1.0):
     """Two attention score products whose Q and K are projections of one
     x: by MatMul weights [in, out], and by Gemm weights [out, in] (transB).

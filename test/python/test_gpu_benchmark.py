@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from infer_cpu import REPO
-from infer_tools.cuda_plan_exec import check, read_engine
+from infer_tools.cuda_plan_exec import check
+from infer_tools.engine_format import read_engine
 
 
 def load_bench():
@@ -64,7 +65,7 @@ def test_batch_engines_are_timing_only_at_that_batch(tmp_path):
         ("ppocr-cls-b2", 2, True, {})
     engine = tmp_path / "cls-b2.engine"
     engine.write_bytes(lzma.decompress((tmp_path / entry["engine"]).read_bytes()))
-    metadata, _, _, _ = read_engine(engine)
+    metadata = read_engine(engine).metadata
     assert [i["shape"] for i in metadata["inputs"]] == [[2, 3, 48, 192]], metadata["inputs"]
 
 
@@ -76,7 +77,7 @@ def test_also_fp32_adds_a_full_float32_engine_with_the_same_data(tmp_path):
     assert (tf32["name"], tf32["tf32"], fp32["name"], fp32["tf32"]) == \
         ("ppocr-cls", True, "ppocr-cls-fp32", False)
     assert (fp32["inputs"], fp32["reference"]) == (tf32["inputs"], tf32["reference"])
-    flags = {name: read_engine(tmp_path / e["engine"])[0]["cuda"]["tf32"]
+    flags = {name: read_engine(tmp_path / e["engine"]).metadata["cuda"]["tf32"]
              for name, e in (("tf32", tf32), ("fp32", fp32))}
     assert flags == {"tf32": True, "fp32": False}, flags
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
-import struct
 import subprocess
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +19,7 @@ import pytest
 from onnx import helper, parser
 
 from infer_cpu import INFER_OPT, REPO
+from infer_tools.engine_format import HEADER_OFFSETS, PLAN, read_engine, with_header
 
 INFER_RUN = INFER_OPT.parent / "infer-run"
 EXAMPLE = REPO / "examples" / "tiny_cnn.onnxtext"
@@ -89,11 +88,11 @@ def flip(offset):
 BAD_ENGINES = {
     "truncated": (lambda d: d[: len(d) // 2], "truncated or padded"),
     "tiny": (lambda d: d[:10], "is truncated"),
-    "bad_magic": (lambda d: b"NOTANENG" + d[8:], "not an infer-opt engine"),
-    "newer_format": (lambda d: d[:8] + b"\x09\x00" + d[10:], "newer than this runtime"),
-    "flipped_header": (flip(20), "corrupt header"),
+    "bad_magic": (lambda d: with_header(d, seal=False, magic=b"NOTANENG"), "not an infer-opt engine"),
+    "newer_format": (lambda d: with_header(d, seal=False, format_major=9), "newer than this runtime"),
+    "flipped_header": (flip(HEADER_OFFSETS["header_crc"]), "corrupt header"),
     "flipped_kernels": (flip(-3000), "corrupt"),
-    "foreign_target": (lambda d: d[:32] + b"cuda-sm_90".ljust(32, b"\0") + d[64:], "corrupt header"),
+    "foreign_target": (lambda d: with_header(d, seal=False, target="cuda-sm_90"), "corrupt header"),
 }
 
 
@@ -106,31 +105,16 @@ def test_bad_engines_are_refused(example, case):
     assert "infer-run: error:" in result.stderr and message in result.stderr, result.stderr
 
 
-def reseal(data: bytearray) -> bytearray:
-    """Recomputes the header checksum, as a writer for another target would."""
-    count = struct.unpack_from("<I", data, 16)[0]
-    data[20:24] = b"\0\0\0\0"
-    crc = zlib.crc32(bytes(data[: 64 + 24 * count]))
-    struct.pack_into("<I", data, 20, crc)
-    return data
-
-
-def edit_plan(data: bytearray, old: bytes, new: bytes) -> bytearray:
+def edit_plan(data: bytearray, old: bytes, new: bytes) -> bytes:
     """Replaces `old` by `new` (same length) in the plan section and reseals
     the section's and the header's checksums: a well-formed engine whose plan
     lies."""
     assert len(old) == len(new)
-    count = struct.unpack_from("<I", data, 16)[0]
-    for i in range(count):
-        entry = 64 + 24 * i
-        kind, _, offset, size = struct.unpack_from("<IIQQ", data, entry)
-        if kind == 4:  # INFERRT_SECTION_PLAN
-            plan = bytes(data[offset:offset + size])
-            assert old in plan, plan
-            plan = plan.replace(old, new, 1)
-            data[offset:offset + size] = plan
-            struct.pack_into("<I", data, entry + 4, zlib.crc32(plan))
-    return reseal(data)
+    engine = read_engine(data)
+    plan = engine.sections[PLAN]
+    assert old in plan, plan
+    engine.sections[PLAN] = plan.replace(old, new, 1)
+    return engine.to_bytes()
 
 
 @pytest.mark.parametrize("old,new,message", [
@@ -149,14 +133,14 @@ def test_plans_that_lie_are_refused(example, old, new, message):
 def test_engine_for_another_target(example):
     engine, _, d = example
     bad = corrupt(engine, d / "other_target.engine",
-                  lambda x: reseal(x[:32] + b"cuda-sm_90".ljust(32, b"\0") + x[64:]))
+                  lambda x: with_header(x, target="cuda-sm_90"))
     result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
     assert "built for target 'cuda-sm_90'" in result.stderr, result.stderr
 
 
 def test_newer_format_with_valid_checksum(example):
     engine, _, d = example
-    bad = corrupt(engine, d / "newer.engine", lambda x: reseal(x[:8] + b"\x02\x00\x05\x00" + x[12:]))
+    bad = corrupt(engine, d / "newer.engine", lambda x: with_header(x, format_major=2, format_minor=5))
     result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
     assert "format 2.5, newer than this runtime (1.0)" in result.stderr, result.stderr
 

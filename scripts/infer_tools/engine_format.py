@@ -153,7 +153,7 @@ class Engine:
         the section); pass `plan` to save parsing it again."""
         import numpy as np
 
-        w = (plan or self.plan)["weights"][index]
+        w = (plan if plan is not None else self.plan)["weights"][index]
         return np.frombuffer(self.weights, dtype=DTYPES[w["dtype"]], offset=w["offset"],
                              count=w["bytes"] // np.dtype(DTYPES[w["dtype"]]).itemsize
                              ).reshape(w["shape"])
@@ -168,8 +168,8 @@ def make_engine(target: str, metadata: dict, plan: dict, kernels: bytes,
     written as infer-opt writes it (sorted keys, two-space indentation)."""
     def as_json(value: dict) -> bytes:
         return json.dumps(value, indent=2, sort_keys=True).encode()
-    return Engine(target, {METADATA: as_json(metadata), PLAN: as_json(plan), KERNELS: kernels,
-                           WEIGHTS: weights})
+    parts = {METADATA: as_json(metadata), PLAN: as_json(plan), KERNELS: kernels, WEIGHTS: weights}
+    return Engine(target, {kind: parts[kind] for kind in WRITER_ORDER})
 
 
 def write_engine(target: str, sections, format_major: int = FORMAT_MAJOR,

@@ -85,14 +85,19 @@ def flip(offset):
     return edit
 
 
+def unsealed(**fields):
+    """Header fields changed, the header's checksum left as it was."""
+    return lambda data: with_header(data, seal=False, **fields)
+
+
 BAD_ENGINES = {
     "truncated": (lambda d: d[: len(d) // 2], "truncated or padded"),
     "tiny": (lambda d: d[:10], "is truncated"),
-    "bad_magic": (lambda d: with_header(d, seal=False, magic=b"NOTANENG"), "not an infer-opt engine"),
-    "newer_format": (lambda d: with_header(d, seal=False, format_major=9), "newer than this runtime"),
+    "bad_magic": (unsealed(magic=b"NOTANENG"), "not an infer-opt engine"),
+    "newer_format": (unsealed(format_major=9), "newer than this runtime"),
     "flipped_header": (flip(HEADER_OFFSETS["header_crc"]), "corrupt header"),
     "flipped_kernels": (flip(-3000), "corrupt"),
-    "foreign_target": (lambda d: with_header(d, seal=False, target="cuda-sm_90"), "corrupt header"),
+    "foreign_target": (unsealed(target="cuda-sm_90"), "corrupt header"),
 }
 
 
@@ -140,7 +145,8 @@ def test_engine_for_another_target(example):
 
 def test_newer_format_with_valid_checksum(example):
     engine, _, d = example
-    bad = corrupt(engine, d / "newer.engine", lambda x: with_header(x, format_major=2, format_minor=5))
+    bad = corrupt(engine, d / "newer.engine",
+                  lambda x: with_header(x, format_major=2, format_minor=5))
     result = run(INFER_RUN, bad, "--iterations", "1", check_rc=1)
     assert "format 2.5, newer than this runtime (1.0)" in result.stderr, result.stderr
 

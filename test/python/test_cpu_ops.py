@@ -1,7 +1,7 @@
 """Numerics of the CPU path, op family by op family, against ONNX Runtime.
 
 Each case is a small ONNX graph built here; infer-opt compiles it to a
-shared object (test/python/infer_cpu.py) and the outputs must match ONNX
+shared object (infer_tools/runtime.py) and the outputs must match ONNX
 Runtime's on seeded random inputs (never all zeros).
 """
 

@@ -32,12 +32,14 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -72,8 +74,9 @@ struct Options {
   bool tf32Asked = false; // --allow-tf32 given, not only defaulted.
   bool stageTiles = true;
   bool stageTilesAsked = false; // --cuda-stage-tiles given, not only defaulted.
-  std::string tilePlan;          // --cuda-tile-plan.
+  std::string tilePlanText;      // --cuda-tile-plan.
   bool tilePlanGiven = false;    // Even as "".
+  infer::TilePlanChoice tilePlan; // tilePlanText, parsed.
   std::string tunedPlansFile;    // --cuda-tile-plans.
   bool tunedPlansGiven = false;  // Even as "".
   infer::TunedTilePlans tunedPlans; // Read from tunedPlansFile.
@@ -416,16 +419,17 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
     ok &= write("ptxas." + arch + ".log", log);
   std::string launches;
   llvm::raw_string_ostream os(launches);
-  for (const infer::CUDALaunch &l : a.launches) {
-    os << l.kernel << " grid " << l.grid[0] << " block " << l.block[0]
-       << (l.tensorCores() ? " tensor-cores" : "");
-    if (!l.config.empty())
-      os << " " << l.strategy << "(" << l.config << ")";
+  for (const infer::KernelLaunch &l : a.launches) {
+    os << l.kernel << " grid " << l.grid << " block " << l.block
+       << (l.config.usesTensorCores() ? " tensor-cores" : "");
+    if (l.config.tile)
+      os << " " << infer::plan::stringifyKernelStrategy(l.config.strategy) << "("
+         << infer::describe(*l.config.tile) << ")";
     os << " args";
     for (unsigned arg : l.args)
       os << " " << arg;
-    if (!l.contraction.empty())
-      os << " contraction(" << l.contraction << ")";
+    if (l.config.contraction)
+      os << " contraction(" << infer::describe(*l.config.contraction) << ")";
     os << "\n";
   }
   return ok && write("launches.txt", launches);
@@ -465,40 +469,58 @@ int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &
   for (auto &[arch, cubin] : artifacts.cubins)
     engine.modules.push_back({"cubin", arch, std::move(cubin)});
   engine.modules.push_back({"ptx", artifacts.ptxArch, artifacts.ptx});
-  // Entry arguments: inputs, weights, outputs, arena.
-  size_t inputs = engine.inputs.size(), weights = engine.weights.size(),
-         outputs = engine.outputs.size();
-  std::map<std::string, std::vector<std::string>> nodes(artifacts.kernelNodes.begin(),
-                                                        artifacts.kernelNodes.end());
-  for (const infer::CUDALaunch &l : artifacts.launches) {
-    infer::EngineLaunch launch;
-    launch.kernel = l.kernel;
-    launch.nodes = nodes[l.kernel];
-    launch.grid = l.grid;
-    launch.block = l.block;
-    launch.sharedBytes = l.sharedBytes;
-    launch.strategy = l.strategy;
-    launch.config = l.config;
-    launch.contraction = l.contraction;
-    for (unsigned arg : l.args) {
-      if (arg < inputs)
-        launch.args.push_back({"input", arg});
-      else if (arg < inputs + weights)
-        launch.args.push_back({"weight", arg - inputs});
-      else if (arg < inputs + weights + outputs)
-        launch.args.push_back({"output", arg - inputs - weights});
-      else
-        launch.args.push_back({"arena", -1});
-    }
-    engine.launches.push_back(std::move(launch));
-  }
+  engine.kernelNodes = std::move(artifacts.kernelNodes);
+  engine.launches = std::move(artifacts.launches);
   if (opts.emit != "engine")
     return kExitOk;
   std::string bytes = infer::serializeEngine(engine);
   return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk : kExitBadInput;
 }
 
-int runONNX(Options opts, const std::vector<std::string> &commandLine) {
+/// The SHA-256 of a file's bytes, in hex; empty if it cannot be read.
+std::string fileDigest(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return "";
+  std::array<uint8_t, 32> hash = llvm::SHA256::hash(
+      ArrayRef(reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+               (*buffer)->getBufferSize()));
+  return llvm::toHex(hash, /*LowerCase=*/true);
+}
+
+/// The flags that decide what the engine holds, in one canonical form: no
+/// paths (the model is recorded by its digest, a tuned-plans file by its
+/// contents' digest), no output or reporting flags, defaults written out,
+/// input shapes sorted by name. The same model bytes and these flags give
+/// the same engine bytes, wherever the files are.
+std::vector<std::string> semanticFlags(const Options &opts,
+                                       const std::map<std::string, std::vector<int64_t>> &shapes,
+                                       bool cuda) {
+  std::vector<std::string> flags = {"--target=" + opts.target};
+  for (const auto &[name, dims] : shapes) {
+    std::string flag = "--input-shape=" + name + ":";
+    for (size_t i = 0; i < dims.size(); ++i)
+      flag += (i ? "x" : "") + std::to_string(dims[i]);
+    flags.push_back(flag);
+  }
+  flags.push_back("--max-fold-elements=" + std::to_string(opts.maxFoldElements));
+  flags.push_back("--max-tensor-bytes=" + std::to_string(opts.maxTensorBytes));
+  if (opts.noSimplify)
+    flags.push_back("--no-simplify");
+  if (!cuda) {
+    flags.push_back("--cpu=" + opts.cpu);
+    return flags;
+  }
+  flags.push_back(opts.allowTF32 ? "--allow-tf32" : "--no-tf32");
+  flags.push_back(opts.stageTiles ? "--cuda-stage-tiles" : "--no-cuda-stage-tiles");
+  if (opts.tilePlanGiven)
+    flags.push_back("--cuda-tile-plan=" + infer::describe(opts.tilePlan));
+  if (opts.tunedPlansGiven)
+    flags.push_back("--cuda-tile-plans=sha256:" + fileDigest(opts.tunedPlansFile));
+  return flags;
+}
+
+int runONNX(Options opts) {
   infer::ONNXImportOptions importOptions;
   importOptions.maxTensorBytes = opts.maxTensorBytes;
   for (const std::string &flag : opts.inputShapes) {
@@ -566,8 +588,7 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
   // (docs/benchmarks/gpu-2026-11-26.md).
   opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
   if (opts.tilePlanGiven) {
-    infer::TilePlanChoice choice;
-    std::string error = infer::parseTilePlanChoice(opts.tilePlan, choice);
+    std::string error = infer::parseTilePlanChoice(opts.tilePlanText, opts.tilePlan);
     if (!error.empty()) {
       llvm::errs() << "infer-opt: error: --cuda-tile-plan: " << error << "\n";
       return kExitBadInput;
@@ -670,7 +691,8 @@ int runONNX(Options opts, const std::vector<std::string> &commandLine) {
     if (failed(infer::describeSignature(*module, engine)))
       return kExitBadInput;
     engine.compilerVersion = INFER_VERSION;
-    engine.flags = commandLine;
+    engine.flags = semanticFlags(opts, importOptions.inputShapes, !cudaArchs.empty());
+    engine.modelSha256 = fileDigest(opts.input);
     engine.nodes = std::move(nodes);
   }
   if (!cudaArchs.empty() && opts.emit == "engine")
@@ -804,7 +826,7 @@ int main(int argc, char **argv) {
       "cp.async copies, blocks of up to 128x64, several fragments a warp, the next tiles copied "
       "while the tensor cores work); the default with TF32 on sm_80 and newer. "
       "--no-cuda-stage-tiles has each warp load its fragments from global memory");
-  CLI::Option *tilePlan = app.add_option("--cuda-tile-plan", opts.tilePlan,
+  CLI::Option *tilePlan = app.add_option("--cuda-tile-plan", opts.tilePlanText,
                  "CUDA, for tuning sweeps: fix parts of every staged-tiles kernel's plan, any "
                  "of warp=MxN (16x16 fragments a warp along m and n: 1, 2 or 4 each; a block is "
                  "2x2 warps), step=K (k a round: 8, 16, 32), stages=S (2 to 4), groups=G (groups "
@@ -818,10 +840,12 @@ int main(int argc, char **argv) {
   CLI::Option *tunedPlans = app.add_option("--cuda-tile-plans", opts.tunedPlansFile,
                  "CUDA: tuned plans for particular contractions, from a JSON file that "
                  "scripts/bench/sweep.py --tuned-plans writes from a sweep's timings on a GPU "
-                 "({\"plans\": {CONTRACTION: PLAN}}; CONTRACTION as in --dump-kernels' "
-                 "launches.txt, e.g. batch=8,m=1024,n=768,k=768,a=row,b=col; PLAN as for "
-                 "--cuda-tile-plan). A listed contraction gets its plan (where it fits) before "
-                 "--cuda-tile-plan and the heuristic");
+                 "({\"plans\": [{\"contraction\": {\"batch\": 8, \"m\": 1024, \"n\": 768, "
+                 "\"k\": 768, \"a\": \"row\", \"b\": \"col\"}, \"plan\": {\"warp\": [4, 2], "
+                 "\"step\": 16, \"stages\": 3, \"groups\": 1, \"mma\": \"sync\"}}, ...]}: the "
+                 "contraction as the engine's launch records give it, any parts of the plan). A "
+                 "listed contraction gets its plan (where it fits) before --cuda-tile-plan and the "
+                 "heuristic");
   app.add_flag("--cuda-layouts-on-cpu", opts.cudaLayoutsOnCPU,
                "Testing: compile for the CPU the tensor program that --target=cuda makes its "
                "kernels from (bias adds as contractions' initial values, Q, K and V merged, "
@@ -859,6 +883,5 @@ int main(int argc, char **argv) {
   opts.tunedPlansGiven = tunedPlans->count() > 0;
   if (opts.inspect)
     return inspectEngine(opts.input);
-  std::vector<std::string> commandLine(argv + 1, argv + argc);
-  return runONNX(opts, commandLine);
+  return runONNX(opts);
 }

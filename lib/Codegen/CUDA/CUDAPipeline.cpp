@@ -80,7 +80,7 @@ std::string mlir::infer::checkCUDAArch(const std::string &arch) {
 
 void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
   registerCPUCodegenDialects(registry);
-  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
+  registry.insert<plan::PlanDialect, gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerGPUDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
@@ -177,25 +177,12 @@ void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenO
 
 /// Moves the launch records of infer-cuda-map-to-gpu into `artifacts`.
 static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
-  auto launches = module->getAttrOfType<ArrayAttr>("infer.launches");
-  module->removeAttr("infer.launches");
+  auto launches = module->getAttrOfType<ArrayAttr>(plan::kLaunchesAttr);
+  module->removeAttr(plan::kLaunchesAttr);
   if (!launches)
     return;
-  for (Attribute attr : launches) {
-    auto entry = cast<DictionaryAttr>(attr);
-    CUDALaunch launch;
-    launch.kernel = entry.getAs<StringAttr>("kernel").str();
-    launch.grid[0] = entry.getAs<IntegerAttr>("grid").getInt();
-    launch.block[0] = entry.getAs<IntegerAttr>("block").getInt();
-    launch.strategy = entry.getAs<StringAttr>("strategy").str();
-    if (auto config = entry.getAs<StringAttr>("config"))
-      launch.config = config.str();
-    if (auto contraction = entry.getAs<StringAttr>("contraction"))
-      launch.contraction = contraction.str();
-    for (Attribute arg : entry.getAs<ArrayAttr>("args"))
-      launch.args.push_back(cast<IntegerAttr>(arg).getInt());
-    artifacts.launches.push_back(std::move(launch));
-  }
+  for (auto launch : launches.getAsRange<plan::LaunchAttr>())
+    artifacts.launches.push_back(fromAttr(launch));
 }
 
 /// The lowest architecture: its PTX runs on every requested one.

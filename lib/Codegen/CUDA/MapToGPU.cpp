@@ -23,9 +23,10 @@
 //      that stages its tiles in shared memory, StagedTiles.cpp); an elementwise op
 //      whose innermost dim is a multiple of 4, 4 elements a thread with
 //      16-byte vector accesses where legal (VectorAccesses.cpp).
-//   3. The call becomes a launch record (grid, block, argument indices) on
-//      the module (`infer.launches`); the host functions are erased, since
-//      the runtime executes the plan itself.
+//   3. The call becomes a launch record (#plan.launch: grid, block,
+//      argument indices, the kernel's strategy and plan) on the module
+//      (`plan.launches`); the host functions are erased, since the runtime
+//      executes the plan itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,19 +65,27 @@ namespace {
 struct LaunchConfig {
   int64_t blockSize = 1;
   int64_t gridSize = 1;
-  StringRef strategy = "simt"; // CUDALaunch::strategy.
-  std::string config;           // CUDALaunch::config.
-  std::string contraction;      // CUDALaunch::contraction.
+  KernelConfig kernel;
 };
 
+/// The attribute that says how a gpu.func maps its op (for tests and
+/// readers of kernels.mlir).
+constexpr StringLiteral kStrategyAttr = "plan.strategy";
+
 /// Records the block size `config` launches `func` with (known to the
-/// lowering) and, when `marker` is given, marks the kernel with it for
-/// --dump-kernels; returns `config`.
-LaunchConfig finishKernel(gpu::GPUFuncOp func, StringRef marker, LaunchConfig config) {
+/// lowering) and the kernel's strategy on it; returns `config`.
+LaunchConfig finishKernel(gpu::GPUFuncOp func, LaunchConfig config) {
   Builder b(func.getContext());
-  if (!marker.empty())
-    func->setAttr(marker, b.getUnitAttr());
+  func->setAttr(kStrategyAttr,
+                plan::KernelStrategyAttr::get(func.getContext(), config.kernel.strategy));
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(config.blockSize), 1, 1}));
+  return config;
+}
+
+/// A launch configuration of `strategy` with no plan of its own.
+LaunchConfig launchOf(KernelStrategy strategy, int64_t blockSize, int64_t gridSize) {
+  LaunchConfig config{blockSize, gridSize, {}};
+  config.kernel.strategy = strategy;
   return config;
 }
 
@@ -125,18 +134,18 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     return "Turn the entry's outlined kernels into gpu.funcs and its calls into launch records";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect,
+    registry.insert<plan::PlanDialect, gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect, func::FuncDialect,
                     vector::VectorDialect, memref::MemRefDialect, NVVM::NVVMDialect,
                     nvgpu::NVGPUDialect>();
   }
 
   MapToGPUPass() = default;
-  MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other), tunedPlans(other.tunedPlans) {}
-  MapToGPUPass(bool tf32, bool stage, StringRef plan, const TunedTilePlans &tuned)
-      : tunedPlans(tuned) {
+  MapToGPUPass(const MapToGPUPass &other) : PassWrapper(other) {}
+  MapToGPUPass(bool tf32, bool stage, const TilePlanChoice &plan, const TunedTilePlans &tuned) {
     allowTF32 = tf32;
     stageTiles = stage;
-    tilePlan = plan.str();
+    tilePlan = plan;
+    tunedPlans = tuned;
   }
   Option<bool> allowTF32{*this, "allow-tf32",
                          llvm::cl::desc("float32 contractions on TF32 tensor cores"),
@@ -144,13 +153,14 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
   Option<bool> stageTiles{*this, "stage-tiles",
                           llvm::cl::desc("tensor-core kernels stage their tiles in shared memory"),
                           llvm::cl::init(false)};
-  Option<std::string> tilePlan{
+  Option<TilePlanChoice> tilePlan{
       *this, "tile-plan",
       llvm::cl::desc("with stage-tiles: parts of the staged kernels' plans fixed by hand "
-                     "(TilePlanChoice: warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync)")};
-  TilePlanChoice tilePlanChoice; // tilePlan, parsed.
-  TunedTilePlans tunedPlans;     // Per contraction, before tilePlan.
-  llvm::StringMap<TilePlanChoice> tunedChoices; // tunedPlans, parsed.
+                     "(warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync)")};
+  Option<TunedTilePlans> tunedPlans{
+      *this, "tuned-plans",
+      llvm::cl::desc("with stage-tiles: a file of plans for particular contractions, taken "
+                     "before tile-plan")};
 
   /// Sets the workgroup buffer `index` of `func` to 32-byte alignment (WMMA's).
   static void alignForWMMA(gpu::GPUFuncOp func, unsigned index) {
@@ -210,10 +220,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     std::optional<TensorCoreOperands> layout = checkTensorCoreLayout(op, *shape);
     if (!layout)
       return std::nullopt;
-    std::string contraction = describeStagedContraction(*shape, *layout);
-    auto tuned = tunedChoices.find(contraction);
-    std::optional<StagedTilePlan> plan = planStagedTiles(
-        *shape, *layout, tuned != tunedChoices.end() ? tuned->second : tilePlanChoice);
+    ContractionKey contraction = contractionKey(*shape, *layout);
+    auto tuned = tunedPlans.plans.find(contraction);
+    std::optional<TilePlan> plan = planStagedTiles(
+        *shape, *layout, tuned != tunedPlans.plans.end() ? tuned->second : tilePlan);
     if (!plan)
       return std::nullopt;
     SmallVector<Operation *> work;
@@ -237,9 +247,10 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     auto [grid, block] = buildStagedTileKernel(b, clones->first, *shape, *layout, *plan,
                                                func.getWorkgroupAttributions()[0], clones->second);
     root->erase();
-    return finishKernel(func, "infer.staged_tiles",
-                        LaunchConfig{block, grid, "staged_tiles", describeStagedTilePlan(*plan),
-                                     contraction});
+    LaunchConfig config = launchOf(KernelStrategy::StagedTiles, block, grid);
+    config.kernel.tile = *plan;
+    config.kernel.contraction = contraction;
+    return finishKernel(func, config);
   }
 
   /// The contraction and its prologue and epilogue, if `kernel`'s work is
@@ -398,8 +409,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return std::nullopt;
     }
     clone->erase();
-    return finishKernel(func, "infer.block_reduction",
-                        LaunchConfig{plan->blockSize, plan->gridSize, "block_reduction"});
+    return finishKernel(func, launchOf(KernelStrategy::BlockReduction, plan->blockSize,
+                                       plan->gridSize));
   }
 
   /// The WMMA kernel for `kernel`, whose work is `contraction` with
@@ -433,8 +444,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       return failure();
     }
     root->erase();
-    return finishKernel(func, "infer.tensor_cores",
-                        LaunchConfig{launch->second, launch->first, "tensor_cores"});
+    return finishKernel(func,
+                        launchOf(KernelStrategy::TensorCores, launch->second, launch->first));
   }
 
   /// The gpu.func for `kernel`, and its launch configuration.
@@ -447,8 +458,7 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
       OpBuilder b(func.getBody());
       if (!forall || failed(buildRowKernel(b, forall, *plan, func.getWorkgroupAttributions())))
         return kernel.emitError("internal: cannot build the row kernel");
-      return finishKernel(func, "infer.row_kernel",
-                          LaunchConfig{plan->blockSize, plan->gridSize, "rows"});
+      return finishKernel(func, launchOf(KernelStrategy::Rows, plan->blockSize, plan->gridSize));
     }
     scf::ExecuteRegionOp reductionGroup; // A point or block group.
     kernel.walk([&](scf::ExecuteRegionOp region) {
@@ -512,8 +522,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         if (op && succeeded(buildBlockReductionKernel(b, op, *plan,
                                                       func.getWorkgroupAttributions()[0]))) {
           op->erase();
-          return finishKernel(func, "infer.block_reduction",
-                              LaunchConfig{plan->blockSize, plan->gridSize, "block_reduction"});
+          return finishKernel(func, launchOf(KernelStrategy::BlockReduction, plan->blockSize,
+                                             plan->gridSize));
         }
         func.erase(); // Not a reduction it handles after all: the SIMT path.
       }
@@ -524,11 +534,11 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         auto op = work.size() == 1 ? dyn_cast<linalg::GenericOp>(work.front()) : linalg::GenericOp();
         if (op) {
           LaunchConfig config = chooseLaunchConfig(plan->threads);
-          config.strategy = "vector";
+          config.kernel.strategy = KernelStrategy::Vector;
           OpBuilder b(op);
           buildVectorAccessKernel(b, op, *plan, config.blockSize);
           op->erase();
-          return finishKernel(func, "infer.vector_accesses", config);
+          return finishKernel(func, config);
         }
         func.erase();
       }
@@ -564,28 +574,13 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
     } else {
       // Sequential on one thread (scf-to-cf makes any parallel loop
       // inside sequential): correct but slow; marked for --dump-kernels.
-      config.strategy = "single_thread";
-      return finishKernel(func, "infer.single_thread", config);
+      config.kernel.strategy = KernelStrategy::SingleThread;
     }
-    return finishKernel(func, "", config);
+    return finishKernel(func, config);
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!tilePlan.empty()) {
-      std::string error = parseTilePlanChoice(tilePlan, tilePlanChoice);
-      if (!error.empty()) {
-        module.emitError("tile-plan: ") << error;
-        return signalPassFailure();
-      }
-    }
-    for (const auto &[contraction, text] : tunedPlans) {
-      std::string error = parseTilePlanChoice(text, tunedChoices[contraction]);
-      if (!error.empty()) {
-        module.emitError("tuned plan of ") << contraction << ": " << error;
-        return signalPassFailure();
-      }
-    }
     func::FuncOp entry = lookupEntryFunction(module);
     if (!entry || entry.isExternal())
       return;
@@ -606,7 +601,8 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
         return signalPassFailure();
       }
       auto kernel = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      SmallVector<Attribute> args;
+      KernelLaunch launch;
+      launch.kernel = call.getCallee().str();
       for (Value arg : call.getOperands()) {
         auto root = dyn_cast<BlockArgument>(arg);
         if (!root || root.getOwner() != &entry.getBody().front()) {
@@ -614,26 +610,17 @@ struct MapToGPUPass : public PassWrapper<MapToGPUPass, OperationPass<ModuleOp>> 
                          "the arena");
           return signalPassFailure();
         }
-        args.push_back(b.getI64IntegerAttr(root.getArgNumber()));
+        launch.args.push_back(root.getArgNumber());
       }
       FailureOr<LaunchConfig> config = buildKernel(kernel, gpuModule, module);
       if (failed(config))
         return signalPassFailure();
-      SmallVector<NamedAttribute> launch = {
-          b.getNamedAttr("kernel", b.getStringAttr(call.getCallee())),
-          b.getNamedAttr("grid", b.getI64IntegerAttr(config->gridSize)),
-          b.getNamedAttr("block", b.getI64IntegerAttr(config->blockSize)),
-          b.getNamedAttr("args", b.getArrayAttr(args)),
-          b.getNamedAttr("tensor_cores", b.getBoolAttr(isTensorCoreStrategy(config->strategy))),
-          b.getNamedAttr("strategy", b.getStringAttr(config->strategy)),
-      };
-      if (!config->config.empty())
-        launch.push_back(b.getNamedAttr("config", b.getStringAttr(config->config)));
-      if (!config->contraction.empty())
-        launch.push_back(b.getNamedAttr("contraction", b.getStringAttr(config->contraction)));
-      launches.push_back(b.getDictionaryAttr(launch));
+      launch.grid = config->gridSize;
+      launch.block = config->blockSize;
+      launch.config = config->kernel;
+      launches.push_back(toAttr(ctx, launch));
     }
-    module->setAttr("infer.launches", b.getArrayAttr(launches));
+    module->setAttr(plan::kLaunchesAttr, b.getArrayAttr(launches));
     // The host side is the plan now; the runtime executes it.
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       func.erase();
@@ -679,7 +666,7 @@ std::unique_ptr<Pass> mlir::infer::createStaticReshapesPass() {
 }
 
 std::unique_ptr<Pass> mlir::infer::createMapToGPUPass(bool allowTF32, bool stageTiles,
-                                                      StringRef tilePlan,
+                                                      const TilePlanChoice &tilePlan,
                                                       const TunedTilePlans &tunedPlans) {
   return std::make_unique<MapToGPUPass>(allowTF32, stageTiles, tilePlan, tunedPlans);
 }

@@ -1,7 +1,7 @@
 //===- MmaSync.h - a warp's TF32 fragments for mma.sync -*- C++ -*-===//
 //
 // Internal to lib/Codegen/CUDA: the staged-tiles kernel's other way to
-// multiply (StagedTilePlan::mmaSync, `mma=sync` in a TilePlanChoice).
+// multiply (TilePlan::mma is MmaKind::Sync: `mma=sync` in --cuda-tile-plan).
 //
 // WMMA's fragments (gpu.subgroup_mma_*) leave their registers' layout to
 // the compiler, and ptxas makes each 16x16x8 TF32 product four HMMA.1684.

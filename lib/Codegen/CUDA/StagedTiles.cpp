@@ -65,7 +65,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -92,9 +91,9 @@ struct SharedTiles {
   int64_t rowsA, colsA, ldA, rowsB, colsB, ldB, offsetB, stageFloats, groupFloats;
 };
 
-SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
+SharedTiles sharedTiles(const TilePlan &p, const TensorCoreOperands &t) {
   SharedTiles s;
-  const int64_t bm = p.blockM(), bn = p.blockN(), bk = p.stepK;
+  const int64_t bm = blockM(p), bn = blockN(p), bk = p.stepK;
   // stepK (8, 16, 32) + 4 is an odd multiple of 4; blockM, blockN (32, 64) + 8 is 8 mod 32.
   auto rowLength = [](int64_t cols, bool rowsAreK) { return cols + (rowsAreK ? 8 : 4); };
   s.rowsA = t.transposeA ? bk : bm;
@@ -106,7 +105,7 @@ SharedTiles sharedTiles(const StagedTilePlan &p, const TensorCoreOperands &t) {
   // Each tile starts 32-byte aligned, as WMMA's fragments do.
   s.offsetB = llvm::alignTo(s.rowsA * s.ldA, 8);
   s.stageFloats = llvm::alignTo(s.offsetB + s.rowsB * s.ldB, 8);
-  int64_t sums = p.groups > 1 ? 4 * p.fragM * p.fragN * kTileM * kTileN : 0;
+  int64_t sums = p.groups > 1 ? 4 * p.warpM * p.warpN * kTileM * kTileN : 0;
   s.groupFloats = std::max(p.stages * s.stageFloats, sums);
   return s;
 }
@@ -121,21 +120,21 @@ namespace {
 
 /// planStagedTiles with the parts `choice` fixes, or nothing if no plan with
 /// them suits the contraction.
-std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCoreOperands &t,
+std::optional<TilePlan> planWith(const ContractionShape &s, const TensorCoreOperands &t,
                                        const TilePlanChoice &choice) {
   // Two blocks an SM of an H100 (132 SMs); a slice of k of at least 64
   // (two rounds of 32); the 48 KiB of static shared memory a block may have.
   constexpr int64_t kBusyBlocks = 264, kMinSlice = 64, kSharedFloats = 48 * 1024 / 4;
   const int64_t m = s.ranges[t.m], n = s.ranges[t.n], k = stagedKRange(s);
-  auto blocks = [&](const StagedTilePlan &p) {
-    return batchCount(s) * llvm::divideCeil(m, p.blockM()) * llvm::divideCeil(n, p.blockN());
+  auto blocks = [&](const TilePlan &p) {
+    return batchCount(s) * llvm::divideCeil(m, blockM(p)) * llvm::divideCeil(n, blockN(p));
   };
-  auto either = [](int64_t chosen, std::initializer_list<int64_t> options) {
-    return chosen ? SmallVector<int64_t>{chosen} : SmallVector<int64_t>(options);
+  auto either = [](std::optional<int64_t> chosen, std::initializer_list<int64_t> options) {
+    return chosen ? SmallVector<int64_t>{*chosen} : SmallVector<int64_t>(options);
   };
   // The longest step of k that divides the slice, in 3 stages (when there
   // are 3 rounds or more) or 2, that fits; false if none does.
-  auto setStepK = [&](StagedTilePlan &p) {
+  auto setStepK = [&](TilePlan &p) {
     for (int64_t step : either(choice.stepK, {32, 16, 8}))
       for (int64_t stages : either(choice.stages, {3, 2})) {
         p.stepK = step;
@@ -149,30 +148,30 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
   // mma.sync unless WMMA is asked for: on an H100 (2026-11-27) it was as
   // fast or faster for most staged launches of BERT, ViT and ResNet-50 at
   // batches 1 and 8 (docs/benchmarks/gpu-sweep-2026-11-27.md).
-  const bool mmaSync = choice.mma != TilePlanChoice::Mma::Wmma;
+  const bool mmaSync = choice.mma != MmaKind::Wmma;
   // Warps of 4 x 2 fragments (blocks of 128 x 64) multiplying with
   // mma.sync, when their blocks alone fill the GPU and k is long: on the
   // same H100 they beat blocks of 64 x 64 by a fifth where k was 768 (BERT's
   // projections at batch 8), and lost where k was 128 or 256 (ResNet-50's
   // convolutions: a longer prologue and epilogue a block, fewer blocks).
   constexpr int64_t kLongK = 512;
-  auto wide = [](const StagedTilePlan &p) { return p.fragM * p.fragN > 4; };
+  auto wide = [](const TilePlan &p) { return p.warpM * p.warpN > 4; };
   // The largest warp tiles whose blocks fill the GPU (else the smallest),
   // of those that waste at most 1/8 of the work past m and n; or the
   // chosen ones, if they waste no more (a sweep's 128 x 128 blocks on an m
   // of 32 would time nothing worth knowing, and spill).
-  std::optional<StagedTilePlan> plan;
+  std::optional<TilePlan> plan;
   SmallVector<std::pair<int64_t, int64_t>> warpTiles = {{4, 2}, {2, 2}, {2, 1}, {1, 2}, {1, 1}};
-  if (choice.fragM)
-    warpTiles = {{choice.fragM, choice.fragN}};
-  for (auto [fragM, fragN] : warpTiles) {
-    StagedTilePlan p;
-    p.fragM = fragM;
-    p.fragN = fragN;
-    int64_t padded = llvm::alignTo(m, p.blockM()) * llvm::alignTo(n, p.blockN());
+  if (choice.warpM && choice.warpN)
+    warpTiles = {{*choice.warpM, *choice.warpN}};
+  for (auto [warpM, warpN] : warpTiles) {
+    TilePlan p;
+    p.warpM = warpM;
+    p.warpN = warpN;
+    int64_t padded = llvm::alignTo(m, blockM(p)) * llvm::alignTo(n, blockN(p));
     if (padded * 8 > m * n * 9)
       continue;
-    if (!choice.fragM && wide(p) && (!mmaSync || k < kLongK || blocks(p) < kBusyBlocks))
+    if (!choice.warpM && wide(p) && (!mmaSync || k < kLongK || blocks(p) < kBusyBlocks))
       continue;
     plan = p;
     if (blocks(p) >= kBusyBlocks)
@@ -180,16 +179,16 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
   }
   if (!plan)
     return std::nullopt;
-  plan->mmaSync = mmaSync;
+  plan->mma = mmaSync ? MmaKind::Sync : MmaKind::Wmma;
   if (choice.groups) {
-    plan->groups = choice.groups;
-    if (k % (choice.groups * kTileK) != 0)
+    plan->groups = *choice.groups;
+    if (k % (*choice.groups * kTileK) != 0)
       return std::nullopt;
   }
   if (!setStepK(*plan))
     return std::nullopt;
   while (!choice.groups) {
-    StagedTilePlan more = *plan;
+    TilePlan more = *plan;
     more.groups *= 2;
     if (more.groups > 4 || blocks(*plan) * plan->groups >= kBusyBlocks ||
         k % (more.groups * kTileK) != 0 || k / more.groups < kMinSlice)
@@ -203,10 +202,10 @@ std::optional<StagedTilePlan> planWith(const ContractionShape &s, const TensorCo
 
 } // namespace
 
-std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
+std::optional<TilePlan> mlir::infer::planStagedTiles(const ContractionShape &s,
                                                            const TensorCoreOperands &t,
                                                            const TilePlanChoice &choice) {
-  if (std::optional<StagedTilePlan> chosen = planWith(s, t, choice))
+  if (std::optional<TilePlan> chosen = planWith(s, t, choice))
     return chosen;
   // How the warps multiply suits every contraction: it stays.
   TilePlanChoice onlyMma;
@@ -214,82 +213,13 @@ std::optional<StagedTilePlan> mlir::infer::planStagedTiles(const ContractionShap
   return planWith(s, t, onlyMma);
 }
 
-std::string mlir::infer::describeStagedTilePlan(const StagedTilePlan &p) {
-  return llvm::formatv("warp={0}x{1},step={2},stages={3},groups={4},mma={5}", p.fragM, p.fragN,
-                       p.stepK, p.stages, p.groups, p.mmaSync ? "sync" : "wmma");
+ContractionKey mlir::infer::contractionKey(const ContractionShape &s, const TensorCoreOperands &t) {
+  return {batchCount(s), s.ranges[t.m], s.ranges[t.n], s.kRange(),
+          t.transposeA ? OperandOrder::Col : OperandOrder::Row,
+          t.transposeB ? OperandOrder::Col : OperandOrder::Row};
 }
 
-std::string mlir::infer::describeStagedContraction(const ContractionShape &s,
-                                                   const TensorCoreOperands &t) {
-  return llvm::formatv("batch={0},m={1},n={2},k={3},a={4},b={5}", batchCount(s), s.ranges[t.m],
-                       s.ranges[t.n], s.kRange(), t.transposeA ? "col" : "row",
-                       t.transposeB ? "col" : "row");
-}
-
-std::string mlir::infer::parseTilePlanChoice(StringRef text, TilePlanChoice &choice) {
-  choice = {};
-  static constexpr int64_t kSides[] = {1, 2, 4}, kSteps[] = {8, 16, 32}, kStages[] = {2, 3, 4};
-  struct Field {
-    StringRef key;
-    int64_t *value;
-    ArrayRef<int64_t> allowed;
-    StringRef what;
-  } fields[] = {{"step", &choice.stepK, kSteps, "k a round"},
-                {"stages", &choice.stages, kStages, "buffers of rounds"},
-                {"groups", &choice.groups, kSides, "groups of 4 warps splitting k"}};
-  auto number = [](StringRef digits, ArrayRef<int64_t> allowed) -> std::optional<int64_t> {
-    int64_t v = 0;
-    if (digits.getAsInteger(10, v) || !llvm::is_contained(allowed, v))
-      return std::nullopt;
-    return v;
-  };
-  if (text.trim().empty())
-    return "an empty plan: give any of warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync";
-  SmallVector<StringRef> parts;
-  text.split(parts, ',');
-  llvm::StringSet<> seen;
-  for (StringRef raw : parts) {
-    StringRef part = raw.trim();
-    auto [key, value] = part.split('=');
-    key = key.trim();
-    value = value.trim();
-    const Field *field = llvm::find_if(fields, [&](const Field &f) { return f.key == key; });
-    if (key != "warp" && key != "mma" && field == std::end(fields))
-      return llvm::formatv("'{0}': no such part of a plan; the parts are warp=MxN, step=K, "
-                           "stages=S, groups=G and mma=wmma|sync",
-                           part);
-    if (!seen.insert(key).second)
-      return llvm::formatv("'{0}': {1} is given twice", part, key);
-    if (key == "mma") {
-      if (value != "wmma" && value != "sync")
-        return llvm::formatv("'{0}': mma (how a warp multiplies) is wmma or sync", part);
-      choice.mma = value == "sync" ? TilePlanChoice::Mma::Sync : TilePlanChoice::Mma::Wmma;
-      continue;
-    }
-    if (key == "warp") {
-      auto [along, across] = value.split('x');
-      std::optional<int64_t> m = number(along, kSides), n = number(across, kSides);
-      if (!m || !n)
-        return llvm::formatv("'{0}': warp=MxN is the fragments of 16x16 a warp computes along "
-                             "m and n, each 1, 2 or 4",
-                             part);
-      choice.fragM = *m;
-      choice.fragN = *n;
-      continue;
-    }
-    std::optional<int64_t> v = number(value, field->allowed);
-    if (!v) {
-      std::string list;
-      for (int64_t a : field->allowed)
-        list += (list.empty() ? "" : ", ") + std::to_string(a);
-      return llvm::formatv("'{0}': {1} ({2}) is one of {3}", part, key, field->what, list);
-    }
-    *field->value = *v;
-  }
-  return "";
-}
-
-MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,
+MemRefType mlir::infer::stagedTilesScratchType(MLIRContext *ctx, const TilePlan &plan,
                                                const TensorCoreOperands &layout,
                                                const TensorCoreFusion &fusion) {
   int64_t floats = plan.groups * sharedTiles(plan, layout).groupFloats;
@@ -393,7 +323,7 @@ struct TileCopy {
 std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, linalg::LinalgOp op,
                                                                const ContractionShape &s,
                                                                const TensorCoreOperands &t,
-                                                               const StagedTilePlan &p,
+                                                               const TilePlan &p,
                                                                Value scratch,
                                                                const TensorCoreFusion &fusion) {
   Emitter e{{b, op.getLoc()}};
@@ -401,10 +331,10 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   MLIRContext *ctx = b.getContext();
   const SharedTiles sh = sharedTiles(p, t);
   const int64_t m = s.ranges[t.m], n = s.ranges[t.n];
-  const int64_t blocksM = llvm::divideCeil(m, p.blockM()), blocksN = llvm::divideCeil(n, p.blockN());
+  const int64_t blocksM = llvm::divideCeil(m, blockM(p)), blocksN = llvm::divideCeil(n, blockN(p));
   const int64_t slice = stagedKRange(s) / p.groups, rounds = slice / p.stepK;
   const int64_t tailRange = kTail(s) ? s.kRange() : 0; // The copies stop there.
-  const int64_t fragments = p.fragM * p.fragN;
+  const int64_t fragments = p.warpM * p.warpN;
 
   // Block b: batch point b / (blocksM * blocksN), then block rows, then
   // block columns (neighbouring blocks share A's rows).
@@ -412,11 +342,11 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value group = e.div(thread, kGroupThreads), inGroup = e.rem(thread, kGroupThreads);
   Value warp = e.div(inGroup, 32);
-  Value warpM = e.mul(e.div(warp, 2), p.fragM * kTileM);
-  Value warpN = e.mul(e.rem(warp, 2), p.fragN * kTileN);
+  Value warpM = e.mul(e.div(warp, 2), p.warpM * kTileM);
+  Value warpN = e.mul(e.rem(warp, 2), p.warpN * kTileN);
   Value tile = e.rem(block, blocksM * blocksN);
-  Value rowStart = e.mul(e.div(tile, blocksN), p.blockM());
-  Value colStart = e.mul(e.rem(tile, blocksN), p.blockN());
+  Value rowStart = e.mul(e.div(tile, blocksN), blockM(p));
+  Value colStart = e.mul(e.rem(tile, blocksN), blockN(p));
   SmallVector<Value> loopIndex(s.ranges.size(), e.cst(0));
   spreadOverLoops(b, loc, e.div(block, blocksM * blocksN), s.batch, s.ranges, loopIndex);
   // An operand's flat view, and the index of the block's batch point in it.
@@ -438,7 +368,7 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                  sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n,
                  tailRange);
 
-  // Fragment f = i * fragN + j of the warp: rows warpM + 16 i, columns
+  // Fragment f = i * warpN + j of the warp: rows warpM + 16 i, columns
   // warpN + 16 j of the block tile. A fragment of C is one WMMA matrix, or
   // (mma.sync) two accumulators of 16 x 8 (MmaSync.h).
   Type f32 = b.getF32Type();
@@ -450,8 +380,8 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   UnitAttr transB = t.transposeB ? UnitAttr::get(ctx) : UnitAttr();
   const int64_t leadC = t.c[t.m];
   SmallVector<Value> valid, atC, tileRow, tileCol;
-  for (int64_t i = 0; i < p.fragM; ++i)
-    for (int64_t j = 0; j < p.fragN; ++j) {
+  for (int64_t i = 0; i < p.warpM; ++i)
+    for (int64_t j = 0; j < p.warpN; ++j) {
       Value row = e.add(e.add(rowStart, warpM), i * kTileM);
       Value col = e.add(e.add(colStart, warpN), j * kTileN);
       valid.push_back(e.both(e.below(row, m), e.below(col, n)));
@@ -460,10 +390,10 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
       tileCol.push_back(col);
     }
   std::optional<MmaSyncFragments> sync;
-  if (p.mmaSync)
+  if (p.mma == MmaKind::Sync)
     sync.emplace(e, e.rem(inGroup, 32), /*pairedColumns=*/!t.transposeB);
   using Fragment = SmallVector<Value, 2>;
-  const int64_t parts = p.mmaSync ? 2 : 1; // Values a fragment of C.
+  const int64_t parts = p.mma == MmaKind::Sync ? 2 : 1; // Values a fragment of C.
   SmallVector<Type> partTypes(parts, sync ? Type(sync->accumulatorType()) : typeC);
   auto loadFragment = [&](Value memref, ValueRange at, int64_t leadDim) -> Fragment {
     if (sync)
@@ -606,28 +536,28 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
       if (sync) {
         SmallVector<Value> fa;
         SmallVector<std::pair<Value, Value>> fb;
-        for (int64_t i = 0; i < p.fragM; ++i)
+        for (int64_t i = 0; i < p.warpM; ++i)
           fa.push_back(sync->loadA(scratch, atA(i), sh.ldA, t.transposeA));
-        for (int64_t j = 0; j < p.fragN; ++j)
+        for (int64_t j = 0; j < p.warpN; ++j)
           fb.push_back(sync->loadB(scratch, atB(j), sh.ldB));
-        for (int64_t i = 0; i < p.fragM; ++i)
-          for (int64_t j = 0; j < p.fragN; ++j) {
-            Value *sum = &sums[(i * p.fragN + j) * 2];
+        for (int64_t i = 0; i < p.warpM; ++i)
+          for (int64_t j = 0; j < p.warpN; ++j) {
+            Value *sum = &sums[(i * p.warpN + j) * 2];
             sum[0] = sync->multiply(fa[i], fb[j].first, sum[0]);
             sum[1] = sync->multiply(fa[i], fb[j].second, sum[1]);
           }
         continue;
       }
       SmallVector<Value> fa, fb;
-      for (int64_t i = 0; i < p.fragM; ++i)
+      for (int64_t i = 0; i < p.warpM; ++i)
         fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
             b, loc, typeA, scratch, ValueRange{atA(i)}, lead(sh.ldA), transA));
-      for (int64_t j = 0; j < p.fragN; ++j)
+      for (int64_t j = 0; j < p.warpN; ++j)
         fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
             b, loc, typeB, scratch, ValueRange{atB(j)}, lead(sh.ldB), transB));
-      for (int64_t i = 0; i < p.fragM; ++i)
-        for (int64_t j = 0; j < p.fragN; ++j) {
-          Value &sum = sums[i * p.fragN + j];
+      for (int64_t i = 0; i < p.warpM; ++i)
+        for (int64_t j = 0; j < p.warpN; ++j) {
+          Value &sum = sums[i * p.warpN + j];
           sum = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa[i], fb[j], sum, transA, transB);
         }
     }

@@ -9,46 +9,33 @@
 
 #include "TensorCoreFusion.h"
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "infer-opt/Plan/KernelPlan.h"
 
 #include <string>
 
 namespace mlir::infer {
 
-/// How the shared-memory kernel spreads one contraction. A group of 4
-/// warps (2 x 2) computes a blockM() x blockN() tile of C, each warp
-/// fragM x fragN WMMA fragments of 16 x 16, and stages stepK of k a round,
-/// in `stages` buffers (the copies of stages - 1 rounds in flight while one
-/// is multiplied). A block has `groups` groups, each summing a slice of k;
-/// their partial sums meet in shared memory.
-/// With mmaSync (the heuristic's choice), the warps multiply with mma.sync
-/// (MmaSync.h) instead of WMMA.
-struct StagedTilePlan {
-  int64_t fragM = 1, fragN = 1, stepK = kTileK, groups = 1, stages = 2;
-  bool mmaSync = false;
-  int64_t blockM() const { return 2 * kTileM * fragM; }
-  int64_t blockN() const { return 2 * kTileN * fragN; }
-};
+/// A block's tile of C under `plan` (TilePlan: a group of 2 x 2 warps,
+/// each warpM x warpN fragments of 16 x 16).
+inline int64_t blockM(const TilePlan &plan) { return 2 * kTileM * plan.warpM; }
+inline int64_t blockN(const TilePlan &plan) { return 2 * kTileN * plan.warpN; }
 
 /// The plan for a contraction whole 16x16x8 tiles cover, or nothing when
 /// its block tiles would waste too much work past m or n (the kernel of
 /// buildTensorCoreKernel, a warp a 16x16 tile, serves it then). The parts
 /// that `choice` fixes are taken where they suit the contraction; where
 /// they do not, the heuristic's plan is.
-std::optional<StagedTilePlan> planStagedTiles(const ContractionShape &shape,
-                                              const TensorCoreOperands &layout,
-                                              const TilePlanChoice &choice = {});
+std::optional<TilePlan> planStagedTiles(const ContractionShape &shape,
+                                        const TensorCoreOperands &layout,
+                                        const TilePlanChoice &choice = {});
 
-/// `plan` in TilePlanChoice's text form, every part given.
-std::string describeStagedTilePlan(const StagedTilePlan &plan);
-
-/// The contraction's key in TunedTilePlans (CUDALaunch::contraction).
-std::string describeStagedContraction(const ContractionShape &shape,
-                                      const TensorCoreOperands &layout);
+/// The contraction as a tuning key (KernelConfig::contraction).
+ContractionKey contractionKey(const ContractionShape &shape, const TensorCoreOperands &layout);
 
 /// The kernel's shared memory: one float buffer, each group's A and B tiles
 /// (later its partial sums, and group 0's warps' 16x16 tiles for `fusion`);
 /// it must be 32-byte aligned.
-MemRefType stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,
+MemRefType stagedTilesScratchType(MLIRContext *ctx, const TilePlan &plan,
                                   const TensorCoreOperands &layout,
                                   const TensorCoreFusion &fusion);
 
@@ -59,7 +46,7 @@ MemRefType stagedTilesScratchType(MLIRContext *ctx, const StagedTilePlan &plan,
 std::pair<int64_t, int64_t> buildStagedTileKernel(OpBuilder &b, linalg::LinalgOp op,
                                                   const ContractionShape &shape,
                                                   const TensorCoreOperands &layout,
-                                                  const StagedTilePlan &plan, Value scratch,
+                                                  const TilePlan &plan, Value scratch,
                                                   const TensorCoreFusion &fusion);
 
 } // namespace mlir::infer

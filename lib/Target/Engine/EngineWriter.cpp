@@ -7,9 +7,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-#include <nlohmann/json.hpp>
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstring>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -27,7 +29,7 @@ std::string mlir::infer::dtypeName(Type type) {
   return "";
 }
 
-static LogicalResult describe(func::FuncOp func, Type type, DictionaryAttr attrs, StringRef what,
+static LogicalResult describeTensor(func::FuncOp func, Type type, DictionaryAttr attrs, StringRef what,
                               unsigned index, std::vector<EngineTensor> &out) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
@@ -51,20 +53,20 @@ LogicalResult mlir::infer::describeSignature(ModuleOp module, EngineDescription 
     return module.emitError("the module has no @main function");
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i)
-    if (failed(describe(func, type.getInput(i), func.getArgAttrDict(i), "input", i,
+    if (failed(describeTensor(func, type.getInput(i), func.getArgAttrDict(i), "input", i,
                         description.inputs)))
       return failure();
   for (unsigned i = 0; i < type.getNumResults(); ++i)
-    if (failed(describe(func, type.getResult(i), func.getResultAttrDict(i), "output", i,
+    if (failed(describeTensor(func, type.getResult(i), func.getResultAttrDict(i), "output", i,
                         description.outputs)))
       return failure();
   return success();
 }
 
-static nlohmann::json tensorsToJson(const std::vector<EngineTensor> &tensors) {
-  nlohmann::json list = nlohmann::json::array();
+static llvm::json::Array tensorsToJson(const std::vector<EngineTensor> &tensors) {
+  llvm::json::Array list;
   for (const EngineTensor &t : tensors)
-    list.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+    list.push_back(llvm::json::Object{{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
   return list;
 }
 
@@ -74,8 +76,9 @@ static uint64_t alignUp(uint64_t v, uint64_t alignment = INFERRT_SECTION_ALIGNME
 
 /// The weights section (each weight 256-byte aligned, zero padding between)
 /// and its table for the plan.
-static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<EngineWeight> &weights) {
-  nlohmann::json table = nlohmann::json::array();
+static std::pair<std::string, llvm::json::Array>
+layoutWeights(const std::vector<EngineWeight> &weights) {
+  llvm::json::Array table;
   uint64_t size = 0;
   for (const EngineWeight &w : weights)
     size = alignUp(size, kWeightAlignment) + w.bytes.size();
@@ -84,8 +87,8 @@ static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<En
   for (const EngineWeight &w : weights) {
     offset = alignUp(offset, kWeightAlignment);
     std::memcpy(section.data() + offset, w.bytes.data(), w.bytes.size());
-    table.push_back({{"offset", offset}, {"bytes", w.bytes.size()}, {"dtype", w.dtype},
-                     {"shape", w.shape}});
+    table.push_back(llvm::json::Object{
+        {"offset", offset}, {"bytes", w.bytes.size()}, {"dtype", w.dtype}, {"shape", w.shape}});
     offset += w.bytes.size();
   }
   return {std::move(section), std::move(table)};
@@ -93,67 +96,88 @@ static std::pair<std::string, nlohmann::json> layoutWeights(const std::vector<En
 
 /// CPU: one kernel, the whole model as `inferrt_entry`, called with the
 /// inputs, the weights, the outputs and the arena, in that order.
-static nlohmann::json cpuPlan(const EngineDescription &d) {
-  nlohmann::json calls = nlohmann::json::array();
+static llvm::json::Object cpuPlan(const EngineDescription &d) {
+  llvm::json::Array calls;
   for (const auto &[kernel, nodes] : d.kernelNodes)
-    calls.push_back({{"kernel", kernel}, {"nodes", nodes}});
-  return {{"kernels", {{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}, {"calls", calls}}}}};
+    calls.push_back(llvm::json::Object{{"kernel", kernel}, {"nodes", nodes}});
+  llvm::json::Object entry{{"symbol", "inferrt_entry"}, {"nodes", d.nodes}, {"calls", std::move(calls)}};
+  return llvm::json::Object{{"kernels", llvm::json::Array{std::move(entry)}}};
+}
+
+/// A launch argument: which of the entry's arguments (inputs, weights,
+/// outputs, arena) `index` is, and its index among them.
+static llvm::json::Object argumentOf(const EngineDescription &d, unsigned index) {
+  size_t inputs = d.inputs.size(), weights = d.weights.size(), outputs = d.outputs.size();
+  if (index < inputs)
+    return llvm::json::Object{{"kind", "input"}, {"index", index}};
+  if (index < inputs + weights)
+    return llvm::json::Object{{"kind", "weight"}, {"index", index - inputs}};
+  if (index < inputs + weights + outputs)
+    return llvm::json::Object{{"kind", "output"}, {"index", index - inputs - weights}};
+  return llvm::json::Object{{"kind", "arena"}};
 }
 
 /// CUDA: the module images, packed into `kernels` (each 256-byte aligned),
 /// and the launches the runtime makes in order.
-static nlohmann::json cudaPlan(const EngineDescription &d, std::string &kernels) {
-  nlohmann::json modules = nlohmann::json::array();
+static llvm::json::Object cudaPlan(const EngineDescription &d, std::string &kernels) {
+  llvm::json::Array modules;
   kernels.clear();
   for (const EngineModule &m : d.modules) {
     kernels.resize(alignUp(kernels.size()), '\0');
-    modules.push_back({{"format", m.format}, {"arch", m.arch}, {"offset", kernels.size()},
-                       {"bytes", m.bytes.size()}});
+    modules.push_back(llvm::json::Object{{"format", m.format},
+                                         {"arch", m.arch},
+                                         {"offset", kernels.size()},
+                                         {"bytes", m.bytes.size()}});
     kernels += m.bytes;
   }
-  nlohmann::json launches = nlohmann::json::array();
-  for (const EngineLaunch &l : d.launches) {
-    nlohmann::json args = nlohmann::json::array();
-    for (const auto &[kind, index] : l.args) {
-      nlohmann::json arg = {{"kind", kind}};
-      if (index >= 0)
-        arg["index"] = index;
-      args.push_back(arg);
-    }
-    nlohmann::json launch = {{"kernel", l.kernel},         {"nodes", l.nodes},
-                             {"grid", l.grid},             {"block", l.block},
-                             {"shared_bytes", l.sharedBytes}, {"tensor_cores", l.tensorCores()},
-                             {"strategy", l.strategy},     {"args", args}};
-    if (!l.config.empty())
-      launch["config"] = l.config;
-    if (!l.contraction.empty())
-      launch["contraction"] = l.contraction;
+  std::map<std::string, std::vector<std::string>> nodes(d.kernelNodes.begin(),
+                                                        d.kernelNodes.end());
+  llvm::json::Array launches;
+  for (const KernelLaunch &l : d.launches) {
+    llvm::json::Array args;
+    for (unsigned arg : l.args)
+      args.push_back(argumentOf(d, arg));
+    llvm::json::Object launch{{"kernel", l.kernel},
+                              {"nodes", nodes[l.kernel]},
+                              {"grid", llvm::json::Array{l.grid, 1, 1}},
+                              {"block", llvm::json::Array{l.block, 1, 1}},
+                              {"shared_bytes", 0},
+                              {"args", std::move(args)}};
+    addConfigFields(l.config, launch);
     launches.push_back(std::move(launch));
   }
-  return {{"modules", modules}, {"launches", launches}};
+  return llvm::json::Object{{"modules", std::move(modules)}, {"launches", std::move(launches)}};
+}
+
+/// `value` as text: sorted keys, two-space indentation.
+static std::string printJSON(llvm::json::Value value) {
+  return llvm::formatv("{0:2}", value).str();
 }
 
 std::string mlir::infer::serializeEngine(const EngineDescription &d) {
-  nlohmann::json metadata = {
+  llvm::json::Object metadata{
       {"inputs", tensorsToJson(d.inputs)},
       {"outputs", tensorsToJson(d.outputs)},
-      {"compiler", {{"name", "infer-opt"}, {"version", d.compilerVersion}, {"flags", d.flags}}},
+      {"compiler",
+       llvm::json::Object{{"name", "infer-opt"}, {"version", d.compilerVersion}, {"flags", d.flags}}},
       {"target", d.target},
   };
+  if (!d.modelSha256.empty())
+    metadata["model"] = llvm::json::Object{{"sha256", d.modelSha256}};
   auto [weights, weightTable] = layoutWeights(d.weights);
   std::string kernels = d.kernels;
-  nlohmann::json plan = d.target == "cuda" ? cudaPlan(d, kernels) : cpuPlan(d);
-  plan["arguments"] = {"inputs", "weights", "outputs", "arena"};
-  plan["weights"] = weightTable;
-  plan["arena"] = {{"bytes", d.arena.bytes},
-                   {"lower_bound", d.arena.lowerBound},
-                   {"no_reuse", d.arena.noReuse},
-                   {"buffers", d.arena.buffers}};
+  llvm::json::Object plan = d.target == "cuda" ? cudaPlan(d, kernels) : cpuPlan(d);
+  plan["arguments"] = llvm::json::Array{"inputs", "weights", "outputs", "arena"};
+  plan["weights"] = std::move(weightTable);
+  plan["arena"] = llvm::json::Object{{"bytes", d.arena.bytes},
+                                     {"lower_bound", d.arena.lowerBound},
+                                     {"no_reuse", d.arena.noReuse},
+                                     {"buffers", d.arena.buffers}};
   if (d.target == "cuda")
-    metadata["cuda"] = {{"archs", d.cudaArchs}, {"tf32", d.tf32}};
+    metadata["cuda"] = llvm::json::Object{{"archs", d.cudaArchs}, {"tf32", d.tf32}};
   std::vector<std::pair<uint32_t, std::string>> sections = {
-      {INFERRT_SECTION_METADATA, metadata.dump(2)},
-      {INFERRT_SECTION_PLAN, plan.dump(2)},
+      {INFERRT_SECTION_METADATA, printJSON(std::move(metadata))},
+      {INFERRT_SECTION_PLAN, printJSON(std::move(plan))},
       {INFERRT_SECTION_KERNELS, std::move(kernels)},
       {INFERRT_SECTION_WEIGHTS, std::move(weights)},
   };

@@ -8,7 +8,7 @@
 // vector-accesses.mlir for 4.)
 
 // CHECK: module attributes {gpu.container_module
-// CHECK-SAME: infer.launches = [{args = [0, 1], block = 256 : i64, grid = 4 : i64, kernel = "kernel_0", strategy = "simt", tensor_cores = false}]
+// CHECK-SAME: plan.launches = [#plan.launch<kernel = "kernel_0", grid = 4, block = 256, args = [0, 1], strategy = simt>]
 // CHECK-NOT: func.func
 // CHECK: gpu.module @kernels
 // CHECK: gpu.func @kernel_0(%[[IN:.*]]: memref<999xf32>, %[[ARENA:.*]]: memref<4096xi8>) kernel

@@ -8,7 +8,7 @@
 // rounds and a barrier, each warp stores its fragment into its own 16x16
 // floats at the start of the scratch (group 0's staged tiles, free by
 // then), and its lanes apply bias + ReLU, writing y, not C.
-// CHECK: infer.launches = [{args = [4, 0, 1, 2, 3], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1,mma=wmma", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
+// CHECK: plan.launches = [#plan.launch<kernel = "kernel_0", grid = 32, block = 128, args = [4, 0, 1, 2, 3], strategy = staged_tiles, tile = <warp_m = 1, warp_n = 1, step = 32, stages = 3, groups = 1, mma = wmma>, contraction = <batch = 1, m = 128, n = 256, k = 96, a = row, b = row>>]
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<7296xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TILES:.*]] = memref.reinterpret_cast %[[SMEM]] to offset: [0], sizes: [4, 16, 16], strides: [256, 16, 1]
@@ -68,7 +68,7 @@ func.func @main(%x: memref<128x96xf32>, %w: memref<96x256xf32>, %bias: memref<25
 // copies go over those floats. At the end groups 1.. publish their
 // sums past group 0's floats (at 2560 floats a group), and group 0 adds
 // them and runs the ReLU.
-// CHECK: strategy = "staged_tiles"
+// CHECK: strategy = staged_tiles
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<10240xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TILES:.*]] = memref.reinterpret_cast %[[SMEM]] to offset: [0], sizes: [4, 16, 16]

@@ -12,12 +12,12 @@
 // most 1 younger group is in flight, synchronizes the block, issues the
 // copies 2 rounds ahead (if any are left) as one more group, and makes 4
 // products from its stage.
-// CHECK: infer.launches = [{args = [0, 1, 2], block = 128 : i64, config = "warp=1x1,step=32,stages=3,groups=1,mma=wmma", contraction = "batch=1,m=128,n=256,k=96,a=row,b=row", grid = 32 : i64, kernel = "kernel_0", strategy = "staged_tiles", tensor_cores = true}]
+// CHECK: plan.launches = [#plan.launch<kernel = "kernel_0", grid = 32, block = 128, args = [0, 1, 2], strategy = staged_tiles, tile = <warp_m = 1, warp_n = 1, step = 32, stages = 3, groups = 1, mma = wmma>, contraction = <batch = 1, m = 128, n = 256, k = 96, a = row, b = row>>]
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<7296xf32, #gpu.address_space<workgroup>> {llvm.align = 32 : i64})
-// CHECK-SAME: infer.staged_tiles
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 1 : i32
+// CHECK-SAME: plan.strategy = #plan.strategy<staged_tiles>
 // The operands are read as flat arrays in the global address space.
 // CHECK: %[[GA:.*]] = memref.memory_space_cast %arg0 : memref<128x96xf32> to memref<128x96xf32, #gpu.address_space<global>>
 // CHECK: memref.reinterpret_cast %[[GA]] to offset: [0], sizes: [12288], strides: [1]
@@ -49,7 +49,7 @@ func.func @main(%a: memref<128x96xf32>, %b: memref<96x256xf32>, %c: memref<128x2
 // stages, or rounds of 32, would pass 48 KiB). After the rounds, a barrier;
 // groups 1..3 leave their sums where their tiles were, and group 0 adds
 // them to C after another barrier.
-// CHECK: infer.launches = [{args = [0, 1, 2], block = 512 : i64, config = "warp=1x1,step=16,stages=2,groups=4,mma=wmma", contraction = "batch=1,m=32,n=32,k=1024,a=row,b=row", grid = 1 : i64
+// CHECK: plan.launches = [#plan.launch<kernel = "kernel_0", grid = 1, block = 512, args = [0, 1, 2], strategy = staged_tiles, tile = <warp_m = 1, warp_n = 1, step = 16, stages = 2, groups = 4, mma = wmma>, contraction = <batch = 1, m = 32, n = 32, k = 1024, a = row, b = row>>]
 // CHECK: gpu.func @kernel_0
 // CHECK-SAME: memref<10240xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
@@ -68,9 +68,9 @@ func.func @main(%a: memref<32x1024xf32>, %b: memref<1024x32xf32>, %c: memref<32x
 
 // 16 rows would leave half of every 32-row block tile empty: the
 // warp-a-tile kernel of TensorCores.cpp instead.
-// CHECK: strategy = "tensor_cores"
+// CHECK: strategy = tensor_cores>
 // CHECK: gpu.func @kernel_0
-// CHECK-SAME: infer.tensor_cores
+// CHECK-SAME: plan.strategy = #plan.strategy<tensor_cores>
 func.func @main(%a: memref<16x8xf32>, %b: memref<8x256xf32>, %c: memref<16x256xf32>) {
   linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x256xf32>) outs(%c : memref<16x256xf32>)
   return

@@ -10,8 +10,8 @@
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @kernel_0(%[[IN:.*]]: memref<8x64xf32>, %[[BIAS:.*]]: memref<64xf32>, %[[SCALE:.*]]: memref<8xf32>, %[[ARENA:.*]]: memref<4096xi8>) kernel
-// CHECK-SAME: infer.vector_accesses
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: plan.strategy = #plan.strategy<vector>
 // CHECK: %[[OUT:.*]] = memref.view %[[ARENA]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[IN]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[BIAS]]
@@ -58,7 +58,7 @@ func.func @main(%in: memref<8x64xf32>, %bias: memref<64xf32>, %scale: memref<8xf
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @kernel_0(%[[IN:.*]]: memref<16x8xf32>, %[[ARENA:.*]]: memref<4096xi8>) kernel
-// CHECK-SAME: infer.vector_accesses
+// CHECK-SAME: plan.strategy = #plan.strategy<vector>
 // CHECK-NOT: memref.extract_aligned_pointer_as_index %[[IN]]
 // CHECK: scf.if %{{.*}} {
 // CHECK-COUNT-4: memref.load %[[IN]]
@@ -108,7 +108,7 @@ func.func @main(%in: memref<8x6xf32>, %arena: memref<4096xi8>) {
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @kernel_0
-// CHECK-NOT: infer.vector_accesses
+// CHECK-NOT: plan.strategy = #plan.strategy<vector>
 // CHECK-NOT: vector.
 // CHECK: gpu.return
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -131,8 +131,8 @@ func.func @main(%in: memref<8x6xf32>, %arena: memref<4096xi8>) {
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @kernel_0(%[[ARENA:.*]]: memref<4096xi8>) kernel
-// CHECK-SAME: infer.vector_accesses
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK-SAME: plan.strategy = #plan.strategy<vector>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: scf.if %{{.*}} {
 // CHECK-NOT: load

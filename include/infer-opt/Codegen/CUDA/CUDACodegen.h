@@ -18,6 +18,7 @@
 #define INFER_OPT_CODEGEN_CUDA_CUDACODEGEN_H
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Plan/KernelPlan.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,48 +29,6 @@
 
 namespace mlir::infer {
 
-/// Whether a kernel of this strategy (CUDALaunch::strategy) runs on the
-/// TF32 tensor cores.
-inline bool isTensorCoreStrategy(llvm::StringRef strategy) {
-  return strategy == "tensor_cores" || strategy == "staged_tiles";
-}
-
-/// Parts of the staged-tiles kernels' plans fixed by hand (infer-opt
-/// --cuda-tile-plan), for sweeps that time the heuristic's alternatives on a
-/// GPU. Each part given replaces the heuristic's choice in every staged
-/// kernel whose contraction it suits (k splits evenly, the tiles fit in
-/// shared memory, the blocks waste at most 1/8 of their work past m and n);
-/// the others get the heuristic's whole plan. The launch
-/// records say which plan each kernel got (CUDALaunch::config).
-/// Text form: any of "warp=MxN,step=K,stages=S,groups=G,mma=wmma|sync",
-/// comma-separated.
-struct TilePlanChoice {
-  /// How a warp multiplies its fragments: WMMA (wmma.load and wmma.mma of
-  /// 16x16x8, which ptxas makes four HMMA.1684 each), or mma.sync of
-  /// 16x8x8 (one HMMA.1688 each) on fragments loaded with ldmatrix. The
-  /// heuristic's is mma.sync (the faster on an H100, 2026-11-27).
-  enum class Mma { Heuristic, Wmma, Sync };
-  int64_t fragM = 0, fragN = 0; // 16x16 fragments a warp along m and n: 1, 2 or 4.
-  int64_t stepK = 0;            // k a round: 8, 16 or 32.
-  int64_t stages = 0;           // Buffers of rounds: 2, 3 or 4.
-  int64_t groups = 0;           // Groups of 4 warps splitting k: 1, 2 or 4.
-  // 0: the heuristic's.
-  Mma mma = Mma::Heuristic;
-};
-
-/// Parses TilePlanChoice's text form into `choice`; returns an error message
-/// (which part is wrong and what it may be), empty if fine.
-std::string parseTilePlanChoice(llvm::StringRef text, TilePlanChoice &choice);
-
-/// Tuned plans (infer-opt --cuda-tile-plans FILE, written by
-/// scripts/bench/sweep.py from a sweep's timings on a GPU): contraction (its
-/// CUDALaunch::contraction key) -> plan in TilePlanChoice's text form.
-using TunedTilePlans = std::vector<std::pair<std::string, std::string>>;
-
-/// Reads a tuned-plans file: JSON with a "plans" object of contraction keys
-/// to plans. Returns an error message (what is wrong, where), empty if fine.
-std::string readTunedTilePlans(llvm::StringRef path, TunedTilePlans &plans);
-
 struct CUDACodegenOptions {
   /// Architectures to build cubins for ("sm_80", "sm_90"); the PTX is
   /// generated for the lowest and travels too, for newer GPUs.
@@ -79,9 +38,9 @@ struct CUDACodegenOptions {
   /// Tensor-core kernels stage their A and B tiles in shared memory
   /// (StagedTiles.cpp) instead of loading fragments from global memory.
   bool stageTiles = false;
-  /// With stageTiles: parts of the staged kernels' plans fixed by hand
-  /// (TilePlanChoice's text form); empty: the heuristic's plans.
-  std::string tilePlan;
+  /// With stageTiles: parts of the staged kernels' plans fixed by hand;
+  /// empty: the heuristic's plans.
+  TilePlanChoice tilePlan;
   /// With stageTiles: plans for particular contractions, which take
   /// precedence over tilePlan and the heuristic.
   TunedTilePlans tunedPlans;
@@ -100,33 +59,8 @@ struct CUDACodegenOptions {
   std::string ptxas;
 };
 
-/// One kernel launch of the plan. `args` are indices into the entry's
-/// arguments (inputs, weights, outputs, arena); the kernel receives the base
-/// address of each.
-struct CUDALaunch {
-  std::string kernel;
-  std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
-  int64_t sharedBytes = 0;
-  std::vector<unsigned> args;
-  /// How the kernel maps the op onto threads: "tensor_cores", "staged_tiles"
-  /// (tensor cores, tiles staged in shared memory), "block_reduction",
-  /// "rows" (a block per row of a fused softmax or layer norm),
-  /// "vector" (4 elements a thread), "simt" (one output a thread) or
-  /// "single_thread". Informational, for profiles.
-  std::string strategy;
-  /// The strategy's parameters, where it has some: a staged kernel's plan
-  /// in TilePlanChoice's text form. Informational, for profiles and sweeps.
-  std::string config;
-  /// A staged kernel's contraction, the key of TunedTilePlans:
-  /// "batch=B,m=M,n=N,k=K,a=row|col,b=row|col" (a=col: A stored k-major;
-  /// b=col: B stored n-major).
-  std::string contraction;
-  /// A WMMA (TF32) kernel: its SASS must have HMMA.
-  bool tensorCores() const { return isTensorCoreStrategy(strategy); }
-};
-
 struct CUDAArtifacts : CPUArtifacts {
-  std::vector<CUDALaunch> launches;
+  std::vector<KernelLaunch> launches;
   std::string ptx;     // For `ptxArch`, every kernel.
   std::string ptxArch; // The lowest of the requested architectures.
   /// One cubin per requested architecture, in the order asked for.
@@ -134,7 +68,7 @@ struct CUDAArtifacts : CPUArtifacts {
   /// ptxas's resource report (-v) per architecture, for --dump-kernels.
   std::vector<std::pair<std::string, std::string>> ptxasLogs;
   /// With keepKernelsMLIR: the module after infer-cuda-map-to-gpu (the
-  /// kernels as gpu.funcs, the launches in `infer.launches`), in MLIR's
+  /// kernels as gpu.funcs, the launches in `plan.launches`), in MLIR's
   /// generic form, which scripts/gpu_emulator/ runs on the CPU.
   std::string kernelsMLIR;
 };
@@ -236,7 +170,7 @@ std::unique_ptr<Pass> createContractMultiplyAddsPass();
 /// `allowTF32`: float32 contractions may use the tensor cores;
 /// `stageTiles`: through shared memory.
 std::unique_ptr<Pass> createMapToGPUPass(bool allowTF32, bool stageTiles = false,
-                                         llvm::StringRef tilePlan = "",
+                                         const TilePlanChoice &tilePlan = {},
                                          const TunedTilePlans &tunedPlans = {});
 void registerCUDACodegenPasses();
 

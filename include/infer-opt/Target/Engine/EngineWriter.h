@@ -10,6 +10,8 @@
 #ifndef INFER_OPT_TARGET_ENGINE_ENGINEWRITER_H
 #define INFER_OPT_TARGET_ENGINE_ENGINEWRITER_H
 
+#include "infer-opt/Plan/KernelPlan.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <array>
@@ -44,34 +46,24 @@ struct EngineModule {
   std::string bytes;
 };
 
-/// One kernel launch of a CUDA plan; each argument is a whole buffer.
-struct EngineLaunch {
-  std::string kernel;
-  std::vector<std::string> nodes;
-  std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
-  int64_t sharedBytes = 0;
-  std::string strategy; // Informational: CUDALaunch::strategy.
-  std::string config;   // Informational, written when set: CUDALaunch::config.
-  std::string contraction; // Informational, written when set: CUDALaunch::contraction.
-  /// As CUDALaunch::tensorCores (the engine writer does not depend on the CUDA back end).
-  bool tensorCores() const { return strategy == "tensor_cores" || strategy == "staged_tiles"; }
-  std::vector<std::pair<std::string, int64_t>> args; // ("input", 0), ("arena", -1), ...
-};
-
 struct EngineDescription {
   std::string target = "cpu-x86_64";
   std::vector<EngineTensor> inputs, outputs;
   std::string compilerVersion;
-  std::vector<std::string> flags; // The command line, for reproducibility.
+  /// The flags that decide the engine, without paths (infer-opt's
+  /// semanticFlags): what reproduces it from the model.
+  std::vector<std::string> flags;
+  std::string modelSha256; // The model file's digest, in hex.
   std::string kernels;            // CPU: the shared object's bytes.
   std::vector<EngineWeight> weights; // In the kernels' argument order.
   EngineArena arena;
   std::vector<std::string> nodes; // The ONNX nodes the kernel computes.
   /// The kernels inside the entry, in call order, with their ONNX nodes.
   std::vector<std::pair<std::string, std::vector<std::string>>> kernelNodes;
-  /// CUDA (target "cuda"): the module images and the launches, in order.
+  /// CUDA (target "cuda"): the module images and the launches, in order
+  /// (each kernel's ONNX nodes are in kernelNodes).
   std::vector<EngineModule> modules;
-  std::vector<EngineLaunch> launches;
+  std::vector<KernelLaunch> launches;
   std::vector<std::string> cudaArchs;
   bool tf32 = true;
 };

@@ -14,7 +14,11 @@
 #include "Infer/InferDialect.h"
 #include "Infer/InferOps.h"
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Codegen/CUDA/Binary.h"
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "infer-opt/Codegen/CUDA/Passes.h"
+#include "infer-opt/Codegen/CPU/Passes.h"
+#include "infer-opt/Codegen/Common/Passes.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
 #include "infer-opt/Target/Engine/EngineWriter.h"
@@ -195,7 +199,7 @@ std::string formatBytes(uint64_t bytes) {
 }
 
 /// `--report`: the memory plan against its bounds.
-void printReport(const infer::CPUArtifacts &a, raw_ostream &os) {
+void printReport(const infer::CodegenArtifacts &a, raw_ostream &os) {
   uint64_t weightBytes = 0;
   for (const auto &w : a.weights)
     weightBytes += w.bytes.size();
@@ -699,7 +703,7 @@ int runONNX(Options opts) {
     return compileCUDA(opts, *module, engine, cudaArchs);
   if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
       opts.emit == "engine") {
-    infer::CPUArtifacts artifacts;
+    infer::CodegenArtifacts artifacts;
     if (failed(infer::lowerToLLVMDialect(*module, cpuOptions, &artifacts))) {
       llvm::errs() << "infer-opt: error: internal: lowering to the LLVM dialect failed\n";
       return kExitInternal;
@@ -759,8 +763,9 @@ int main(int argc, char **argv) {
     registerEverything(registry);
     registerTransformsPasses();
     infer::registerInferConversionPasses();
-    infer::registerCPUCodegenPasses();
-    infer::registerCUDACodegenPasses();
+    infer::registerInferCodegenCommonPasses();
+    infer::registerInferCodegenCPUPasses();
+    infer::registerInferCodegenCUDAPasses();
     return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
                                                                               : kExitOk;
   }

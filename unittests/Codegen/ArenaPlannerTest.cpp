@@ -1,6 +1,6 @@
 //===- ArenaPlannerTest.cpp - liveness-based arena offsets ----------------===//
 
-#include "infer-opt/Codegen/CPU/ArenaPlanner.h"
+#include "infer-opt/Codegen/Common/ArenaPlanner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- PtxasTest.cpp - reassembling the kernels that ptxas spilled -------===//
 
-#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "infer-opt/Codegen/CUDA/Binary.h"
 
 #include <gtest/gtest.h>
 

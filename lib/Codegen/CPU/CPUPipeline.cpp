@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Codegen/CPU/Passes.h"
+#include "infer-opt/Codegen/Common/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -50,74 +52,6 @@
 
 using namespace mlir;
 using namespace mlir::infer;
-
-void mlir::infer::registerCPUCodegenDialects(DialectRegistry &registry) {
-  registry.insert<affine::AffineDialect, arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect, LLVM::LLVMDialect,
-                  linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect, omp::OpenMPDialect>();
-  arith::registerBufferizableOpInterfaceExternalModels(registry);
-  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
-  linalg::registerBufferizableOpInterfaceExternalModels(registry);
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  tensor::registerBufferizableOpInterfaceExternalModels(registry);
-  vector::registerBufferizableOpInterfaceExternalModels(registry);
-  vector::registerSubsetOpInterfaceExternalModels(registry); // Accumulator hoisting.
-  // Tiling computes tile bounds through these.
-  linalg::registerTilingInterfaceExternalModels(registry);
-  linalg::registerSubsetOpInterfaceExternalModels(registry);
-  affine::registerValueBoundsOpInterfaceExternalModels(registry);
-  arith::registerValueBoundsOpInterfaceExternalModels(registry);
-  scf::registerValueBoundsOpInterfaceExternalModels(registry);
-  tensor::registerValueBoundsOpInterfaceExternalModels(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerOpenMPDialectTranslation(registry);
-}
-
-namespace {
-/// memref.copy -> linalg.copy, so that copies of strided views become loops
-/// instead of calls to MLIR's `memrefCopy` runtime helper, which generated
-/// code must not depend on.
-struct CopyToLinalg : public OpRewritePattern<memref::CopyOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(memref::CopyOp op, PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(), op.getTarget());
-    return success();
-  }
-};
-
-struct CopyToLinalgPass : public PassWrapper<CopyToLinalgPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CopyToLinalgPass)
-  StringRef getArgument() const final { return "infer-memref-copy-to-linalg"; }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect>();
-  }
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<CopyToLinalg>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-} // namespace
-
-void mlir::infer::addBufferizationPasses(OpPassManager &pm) {
-  pm.addPass(createHoistWeightsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Results become caller-provided buffers: the caller owns all memory it sees.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.modifyPublicFunctions = true; // @main is public: it is the entry point.
-  outParams.hoistStaticAllocs = true;     // Write results straight into the caller's buffers.
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  pm.addPass(createOutputsInPlacePass()); // What it could not hoist (reshaped results).
-  pm.addPass(createPlanArenaPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(std::make_unique<CopyToLinalgPass>());
-}
 
 void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options) {
   if (options.fuse)
@@ -197,46 +131,8 @@ static LogicalResult addRuntimeEntry(ModuleOp module) {
   return success();
 }
 
-/// Moves what the passes recorded on the module into `artifacts`.
-void mlir::infer::collectArtifacts(ModuleOp module, CPUArtifacts *artifacts) {
-  auto weights = module->getAttrOfType<ArrayAttr>("infer.weights");
-  auto arena = module->getAttrOfType<DictionaryAttr>("infer.arena");
-  auto kernels = module->getAttrOfType<ArrayAttr>("infer.kernels");
-  module->removeAttr("infer.weights");
-  module->removeAttr("infer.arena");
-  module->removeAttr("infer.kernels");
-  if (!artifacts)
-    return;
-  if (kernels)
-    for (Attribute attr : kernels) {
-      auto entry = cast<DictionaryAttr>(attr);
-      std::vector<std::string> nodes;
-      for (Attribute node : entry.getAs<ArrayAttr>("nodes"))
-        nodes.push_back(cast<StringAttr>(node).str());
-      artifacts->kernelNodes.push_back({entry.getAs<StringAttr>("kernel").str(), nodes});
-    }
-  if (weights)
-    for (Attribute attr : weights) {
-      auto dense = cast<DenseIntOrFPElementsAttr>(attr);
-      auto type = cast<RankedTensorType>(dense.getType());
-      artifacts->weights.push_back({type.getElementType(),
-                                    std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-                                    dense.getRawData()});
-    }
-  if (arena) {
-    auto get = [&](StringRef key) {
-      auto value = arena.getAs<IntegerAttr>(key);
-      return value ? value.getValue().getZExtValue() : 0;
-    };
-    artifacts->arenaBytes = get("bytes");
-    artifacts->arenaLowerBound = get("lower_bound");
-    artifacts->arenaNoReuse = get("no_reuse");
-    artifacts->arenaBuffers = get("buffers");
-  }
-}
-
 LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options,
-                                              CPUArtifacts *artifacts) {
+                                              CodegenArtifacts *artifacts) {
   // C wrappers give every function a stable ABI: pointers to memref
   // descriptors, which the runtime (and tests through ctypes) build.
   // Never export a symbol named `main`: the program that loads the kernels

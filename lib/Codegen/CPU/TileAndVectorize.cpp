@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CPU/CPUCodegen.h"
+#include "infer-opt/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,6 +43,12 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::infer {
+#define GEN_PASS_DEF_VECTORIZEPASS
+#define GEN_PASS_DEF_LOWERVECTORSPASS
+#include "infer-opt/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::infer
 
 using namespace mlir;
 using namespace mlir::infer;
@@ -190,22 +197,6 @@ std::optional<SmallVector<int64_t>> chooseTileSizes(linalg::LinalgOp op) {
 
 } // namespace
 
-SmallVector<Operation *> mlir::infer::splitAt(RewriterBase &rewriter, Operation *op, unsigned dim,
-                                              int64_t position) {
-  auto linalgOp = cast<linalg::LinalgOp>(op);
-  int64_t range = linalgOp.getStaticLoopRanges()[dim];
-  if (position <= 0 || position >= range)
-    return {op};
-  rewriter.setInsertionPoint(op);
-  auto [head, tail] = linalg::splitOp(rewriter, cast<TilingInterface>(op), dim,
-                                      rewriter.getIndexAttr(position));
-  SmallVector<Operation *> pieces;
-  for (TilingInterface piece : {head, tail})
-    if (piece)
-      pieces.push_back(piece.getOperation());
-  return pieces;
-}
-
 namespace {
 
 /// Splits `op` along each parallel dim whose best dividing tile is less
@@ -330,16 +321,8 @@ void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int6
     rewriter.replaceOp(target, vectorized->replacements);
 }
 
-struct VectorizePass : public PassWrapper<VectorizePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizePass)
-  StringRef getArgument() const final { return "infer-cpu-vectorize"; }
-  StringRef getDescription() const final {
-    return "Tile static linalg ops on tensors to register tiles and vectorize them";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect,
-                    tensor::TensorDialect, vector::VectorDialect>();
-  }
+struct VectorizePass : public infer::impl::VectorizePassBase<VectorizePass> {
+  using Base::Base;
   void runOnOperation() override {
     func::FuncOp func = lookupEntryFunction(getOperation());
     if (!func || func.isExternal())
@@ -401,16 +384,8 @@ LogicalResult foldSubviewsIntoAccesses(ModuleOp module) {
 
 /// After bufferization: accumulators out of the reduction loops, then
 /// vector ops down to what the LLVM conversion takes (1-D transfers, FMAs).
-struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorsPass)
-  StringRef getArgument() const final { return "infer-cpu-lower-vectors"; }
-  StringRef getDescription() const final {
-    return "Hoist loop-invariant vector transfers and lower vector ops for the LLVM conversion";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
-                    vector::VectorDialect, memref::MemRefDialect>();
-  }
+struct LowerVectorsPass : public infer::impl::LowerVectorsPassBase<LowerVectorsPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(foldSubviewsIntoAccesses(module)))
@@ -446,12 +421,3 @@ struct LowerVectorsPass : public PassWrapper<LowerVectorsPass, OperationPass<Mod
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::infer::createVectorizePass() { return std::make_unique<VectorizePass>(); }
-std::unique_ptr<Pass> mlir::infer::createLowerVectorsPass() {
-  return std::make_unique<LowerVectorsPass>();
-}
-
-void mlir::infer::registerVectorPasses() {
-  PassRegistration<VectorizePass>();
-  PassRegistration<LowerVectorsPass>();
-}

@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "infer-opt/Codegen/CUDA/CUDACodegen.h"
+#include "infer-opt/Codegen/CUDA/Binary.h"
+#include "infer-opt/Codegen/CUDA/Passes.h"
+#include "infer-opt/Codegen/Common/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -79,7 +82,7 @@ std::string mlir::infer::checkCUDAArch(const std::string &arch) {
 }
 
 void mlir::infer::registerCUDACodegenDialects(DialectRegistry &registry) {
-  registerCPUCodegenDialects(registry);
+  registerCodegenDialects(registry);
   registry.insert<plan::PlanDialect, gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerGPUDialectTranslation(registry);
@@ -140,10 +143,10 @@ void mlir::infer::buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenO
   pm.addPass(createCanonicalizerPass()); // The shape constants are dead now.
   if (fuseEpilogues)
     pm.addPass(createFuseEpiloguesPass());
-  pm.addPass(createOutlineKernelsPass(/*rootArguments=*/true));
+  pm.addPass(createOutlineKernelsPass({/*rootArguments=*/true}));
   pm.addPass(createConvertMathToFuncs()); // Integer powers: functions the kernels call.
-  pm.addPass(createMapToGPUPass(options.allowTF32, options.stageTiles, options.tilePlan,
-                               options.tunedPlans));
+  pm.addPass(createMapToGPUPass(
+      {options.allowTF32, options.stageTiles, options.tilePlan, options.tunedPlans}));
   pm.addPass(createCanonicalizerPass());
   // An accumulator's load and store index with one set of values only once
   // CSE has merged the index arithmetic each was given.

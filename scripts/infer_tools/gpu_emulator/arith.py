@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from .base import EmulationError
-from .ir import prop
+from .ir import cached, prop
 from .memory import (UNSIGNED, MemRefType, float_from_bits, parse_dense, scalar_dtype,
                      vector_shape)
 
@@ -76,25 +76,51 @@ INT_BINARY = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.
                "arith.shrsi": np.right_shift}
 
 
+def _constant(op):
+    """A function of a Run that makes the arith.constant `op`'s value."""
+    text, _, typ = prop(op, "value").partition(":")
+    text, typ = text.strip(), typ.strip()
+    if text in ("true", "false"):
+        return lambda run: run.full(text == "true", bool)
+    vector = re.search(r"(dense<.*>) : (vector<(?:\d+x)+(\w+)>)", op.text)
+    if vector:  # A splat or a list, the same in every thread.
+        shape, dtype = vector_shape(vector.group(2)), scalar_dtype(vector.group(3))
+        values = parse_dense(vector.group(1) + " : tensor<",
+                             MemRefType(shape, dtype, [1] * len(shape), 0, False))
+        return lambda run: np.repeat(values.reshape(1, *shape), run.threads, axis=0)
+    dtype = scalar_dtype(typ)
+    if text.startswith("0x") and dtype.kind == "f":
+        value = float_from_bits(text, dtype)
+    else:
+        value = float(text) if dtype.kind == "f" else int(text)
+    return lambda run: run.full(value, dtype)
+
+
+def _affine_map(op):
+    """affine.apply's map: its dim and symbol names, and its expression as
+    compiled Python."""
+    match = re.search(r"affine_map<\(([^)]*)\)(?:\[([^\]]*)\])? -> \((.*)\)>", op.text)
+    if not match:
+        raise EmulationError(f"affine.apply: cannot read its map in {op.text[:80]}")
+    names = [n.strip() for n in match.group(1).split(",") if n.strip()] + \
+        [n.strip() for n in (match.group(2) or "").split(",") if n.strip()]
+    expr = match.group(3)
+    if "ceildiv" in expr or "," in expr:
+        raise EmulationError(f"affine.apply: unsupported map {match.group(0)}")
+    python = expr.replace("floordiv", "//").replace("mod", "%")
+    return names, compile(python, "<string>", "eval")
+
+
+def _result_dtype(op) -> np.dtype:
+    return cached(op, "dtype", lambda: scalar_dtype(op.result_type()))
+
+
 class ArithOps:
     """Run's handlers of arith, math and affine.apply (the ops with a table
     above are handled by Run.run_op)."""
 
     def op_arith_constant(self, op, ins, mask):
-        text, _, typ = prop(op, "value").partition(":")
-        text, typ = text.strip(), typ.strip()
-        if text in ("true", "false"):
-            return self.full(text == "true", bool)
-        vector = re.search(r"(dense<.*>) : (vector<(?:\d+x)+(\w+)>)", op.text)
-        if vector:  # A splat or a list, the same in every thread.
-            shape, dtype = vector_shape(vector.group(2)), scalar_dtype(vector.group(3))
-            values = parse_dense(vector.group(1) + " : tensor<",
-                                 MemRefType(shape, dtype, [1] * len(shape), 0, False))
-            return np.repeat(values.reshape(1, *shape), self.threads, axis=0)
-        dtype = scalar_dtype(typ)
-        if text.startswith("0x") and dtype.kind == "f":
-            return self.full(float_from_bits(text, dtype), dtype)
-        return self.full(float(text) if dtype.kind == "f" else int(text), dtype)
+        return cached(op, "constant", lambda: _constant(op))(self)
 
     def op_arith_divui(self, op, ins, mask):
         a, b = (_unsigned(x) for x in ins)
@@ -129,20 +155,22 @@ class ArithOps:
         return np.right_shift(_unsigned(ins[0]), _unsigned(ins[1])).astype(ins[0].dtype)
 
     def op_arith_cmpi(self, op, ins, mask):
-        predicate = _CMPI[int(prop(op, "predicate").split(":")[0])]
+        predicate = cached(op, "predicate",
+                           lambda: _CMPI[int(prop(op, "predicate").split(":")[0])])
         a, b = ins
         if predicate[0] == "u":
             a, b = _unsigned(a), _unsigned(b)
         return _CMP[predicate[-2:]](a, b)
 
     def op_arith_cmpf(self, op, ins, mask):
-        return _cmpf(_CMPF[int(prop(op, "predicate").split(":")[0])], *ins)
+        return _cmpf(cached(op, "predicate",
+                            lambda: _CMPF[int(prop(op, "predicate").split(":")[0])]), *ins)
 
     def op_arith_select(self, op, ins, mask):
         return self.merge(ins[0], ins[1], ins[2], mask)
 
     def _cast(self, op, ins, mask):
-        dtype = scalar_dtype(op.result_type())
+        dtype = _result_dtype(op)
         with np.errstate(all="ignore"):
             return ins[0].astype(dtype)
 
@@ -150,20 +178,20 @@ class ArithOps:
     op_arith_trunci = op_arith_index_cast = op_arith_fptosi = _cast
 
     def op_arith_uitofp(self, op, ins, mask):
-        return _unsigned(ins[0]).astype(scalar_dtype(op.result_type()))
+        return _unsigned(ins[0]).astype(_result_dtype(op))
 
     def op_arith_extui(self, op, ins, mask):
-        return _unsigned(ins[0]).astype(scalar_dtype(op.result_type()))
+        return _unsigned(ins[0]).astype(_result_dtype(op))
 
     op_arith_index_castui = op_arith_extui
 
     def op_arith_fptoui(self, op, ins, mask):
-        dtype = scalar_dtype(op.result_type())
+        dtype = _result_dtype(op)
         with np.errstate(all="ignore"):
             return ins[0].astype(UNSIGNED.get(dtype, dtype)).astype(dtype)
 
     def op_arith_bitcast(self, op, ins, mask):
-        return ins[0].view(scalar_dtype(op.result_type()))
+        return ins[0].view(_result_dtype(op))
 
     def op_math_fma(self, op, ins, mask):
         return (ins[0].astype(np.float64) * ins[1] + ins[2]).astype(ins[0].dtype)
@@ -184,13 +212,5 @@ class ArithOps:
         return np.isinf(ins[0])
 
     def op_affine_apply(self, op, ins, mask):
-        match = re.search(r"affine_map<\(([^)]*)\)(?:\[([^\]]*)\])? -> \((.*)\)>", op.text)
-        if not match:
-            raise EmulationError(f"affine.apply: cannot read its map in {op.text[:80]}")
-        names = [n.strip() for n in match.group(1).split(",") if n.strip()] + \
-            [n.strip() for n in (match.group(2) or "").split(",") if n.strip()]
-        expr = match.group(3)
-        if "ceildiv" in expr or "," in expr:
-            raise EmulationError(f"affine.apply: unsupported map {match.group(0)}")
-        python = expr.replace("floordiv", "//").replace("mod", "%")
-        return eval(python, {"__builtins__": {}}, dict(zip(names, ins))).astype(np.int64)
+        names, code = cached(op, "map", lambda: _affine_map(op))
+        return eval(code, {"__builtins__": {}}, dict(zip(names, ins))).astype(np.int64)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import WARP, EmulationError
+from .ir import cached
 
 
 @dataclass
@@ -37,12 +38,13 @@ class AsyncCopyOps:
     """Run's handlers of the cp.async ops; Run.__init__ sets the state."""
 
     def op_nvgpu_device_async_copy(self, op, ins, mask):
-        segments = [int(x) for x in re.search(
-            r"operandSegmentSizes = array<i32: ([\d, ]+)>", op.text).group(1).split(",")]
+        segments = cached(op, "segments", lambda: [int(x) for x in re.search(
+            r"operandSegmentSizes = array<i32: ([\d, ]+)>", op.text).group(1).split(",")])
         dst, src = ins[0], ins[1 + segments[1]]
         dst_indices = ins[1:1 + segments[1]]
         src_indices = ins[2 + segments[1]:2 + segments[1] + segments[3]]
-        count = int(re.search(r"dstElements = (\d+)", op.text).group(1))
+        count = cached(op, "count",
+                       lambda: int(re.search(r"dstElements = (\d+)", op.text).group(1)))
         if not dst.buffer.shared or src.buffer.shared:
             raise EmulationError("nvgpu.device_async_copy copies from global to shared memory")
         threads = np.flatnonzero(mask)
@@ -85,7 +87,7 @@ class AsyncCopyOps:
         self.async_committed[mask] += 1
 
     def op_nvvm_cp_async_wait_group(self, op, ins, mask):
-        allowed = int(re.search(r"n = (\d+)", op.text).group(1))
+        allowed = cached(op, "n", lambda: int(re.search(r"n = (\d+)", op.text).group(1)))
         remaining = []
         for copy in self.async_copies:
             committed = self.async_committed[copy.threads]
@@ -105,6 +107,9 @@ class AsyncCopyOps:
         values = copy.values[done]
         self.in_flight(copy.view, elements, -1)
         warps = threads // WARP
+        if self.touch_at_once(copy.view, elements, warps, threads % WARP, True):
+            copy.view.data[elements] = values
+            return
         for w in np.unique(warps):
             mine = warps == w
             self.touch(copy.view, elements[mine], int(w), True, values[mine], threads[mine] % WARP)
@@ -114,7 +119,12 @@ class AsyncCopyOps:
     def in_flight(view, elements: np.ndarray, change: int) -> None:
         size = view.type.dtype.itemsize
         first = view.byte_base + elements.reshape(-1) * size
-        np.add.at(view.buffer.in_flight, (first[:, None] + np.arange(size)).reshape(-1), change)
+        where = (first[:, None] + np.arange(size)).reshape(-1)
+        ordered = np.sort(elements.reshape(-1))
+        if (ordered[1:] != ordered[:-1]).all():  # Each byte once: no need for add.at's care.
+            view.buffer.in_flight[where] += change
+        else:
+            np.add.at(view.buffer.in_flight, where, change)
 
     @staticmethod
     def check_not_in_flight(view, elements: np.ndarray) -> None:

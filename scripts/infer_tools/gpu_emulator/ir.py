@@ -18,6 +18,9 @@ class Op:
     operands: list[str]
     text: str  # Properties, attributes and types, as printed.
     regions: list["Region"] = field(default_factory=list)
+    # What the emulator read from `text` once (its handler, parsed types):
+    # an op runs once per loop step and block.
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def result_type(self) -> str:
         types = self.text.rsplit("->", 1)[1].strip()
@@ -105,6 +108,16 @@ def parse_region(lines: list[str], i: int) -> tuple[Region, int, str]:
                     break
         blocks[-1].ops.append(op)
     return Region(blocks), i, ""
+
+
+def cached(op: Op, key: str, make):
+    """`make()`, computed once for `op` (its cache): what an op's text says
+    does not change between the times it runs."""
+    try:
+        return op.cache[key]
+    except KeyError:
+        value = op.cache[key] = make()
+        return value
 
 
 def prop(op: Op, name: str) -> str:

@@ -128,11 +128,12 @@ class View:
             raise EmulationError(f"{op.name}: {len(indices)} indices for rank {len(t.shape)}")
         position = np.full(count, t.offset, dtype=np.int64)
         for k, (index, size, stride) in enumerate(zip(indices, t.shape, t.strides)):
-            last = index + (lanes - 1 if k == len(t.shape) - 1 else 0)
-            if (index < 0).any() or (last >= size).any():
+            extra = lanes - 1 if k == len(t.shape) - 1 else 0
+            if count and (index.min() < 0 or index.max() + extra >= size):
+                last = index + extra
                 bad = index[(index < 0) | (last >= size)][0]
                 raise EmulationError(f"{op.name}: index {bad} outside dim {k} of {t.shape}")
-            position = position + index.astype(np.int64) * stride
+            position += index.astype(np.int64) * stride
         if position.size and (position.min() < 0 or position.max() + lanes > self.data.size):
             raise EmulationError(f"{op.name}: outside its buffer")
         return position

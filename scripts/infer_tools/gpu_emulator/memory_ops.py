@@ -9,7 +9,15 @@ import re
 import numpy as np
 
 from .base import WARP, EmulationError
-from .memory import View, parse_memref, vector_shape
+from .ir import cached
+from .memory import MemRefType, View, parse_memref, vector_shape
+
+
+def _result_memref(op) -> MemRefType:
+    """The memref type of `op`'s result, parsed once; a copy of its own
+    (a view's offset may be filled in)."""
+    typ = cached(op, "memref", lambda: parse_memref(op.result_type()))
+    return MemRefType(typ.shape, typ.dtype, typ.strides, typ.offset, typ.shared)
 
 
 class MemoryOps:
@@ -81,6 +89,90 @@ class MemoryOps:
                                                np.where(same, buffer.read_warp[where], warp))
             buffer.read_epoch[where] = e
 
+    def touch_at_once(self, view: View, elements: np.ndarray, warps: np.ndarray,
+                      lanes: np.ndarray | None, write: bool) -> bool:
+        """touch() for the accesses of several warps in one op, all at once:
+        the rows of `elements`, made by the warps `warps` (one per row) and
+        lanes `lanes` (one per row; None: each warp as a whole, a WMMA op),
+        with the outcome of touch() warp by warp in increasing order. Where
+        a check fails, or an element is written by two of the warps or was
+        written by another warp in this epoch (a race, or the same value
+        again), it changes nothing and returns False: the caller then
+        touches warp by warp, which decides and says which warp did what."""
+        buffer = view.buffer
+        if not buffer.shared or not warps.size:
+            return True
+        size = view.type.dtype.itemsize
+        flat = elements.reshape(-1)
+        per_row = flat.size // warps.size
+        element_warp = np.repeat(warps, per_row)
+        where = ((view.byte_base + flat * size)[:, None] + np.arange(size)).reshape(-1)
+        byte_warp = np.repeat(element_warp, size)
+        byte_lanes = np.full(where.size, -1) if lanes is None else np.repeat(lanes, per_row * size)
+        if buffer.in_flight[where].any():
+            return False
+        e = self.epoch
+        write_epoch, write_warp = buffer.write_epoch[where], buffer.write_warp[where]
+        if ((write_epoch == e) & (write_warp != byte_warp)).any():
+            return False
+        # One view, one element type: two accesses share a byte only if they
+        # are of the same element, so elements stand for their bytes below.
+        if write:
+            if warps[0] != warps[-1] or (warps != warps[0]).any():
+                order = np.argsort(flat, kind="stable")
+                ordered, owners = flat[order], element_warp[order]
+                if ((ordered[1:] == ordered[:-1]) & (owners[1:] != owners[:-1])).any():
+                    return False  # Two warps write one element: touch() decides.
+            syncs = self.warp_syncs[byte_warp]
+            read_epoch, read_warp = buffer.read_epoch[where], buffer.read_warp[where]
+            read_here = (read_epoch == e) & (read_warp == byte_warp) & \
+                (buffer.read_sync[where] == syncs)
+            if (read_here & (buffer.read_lane[where] != byte_lanes)).any() or \
+                    ((read_epoch == e) & (read_warp != byte_warp)).any():
+                return False
+            buffer.write_lane[where] = byte_lanes
+            buffer.write_sync[where] = syncs
+            buffer.write_epoch[where] = e
+            buffer.write_warp[where] = byte_warp
+            buffer.written[where] = True
+            return True
+        same_warp = (write_epoch == e) & (write_warp == byte_warp) & \
+            (buffer.write_sync[where] == self.warp_syncs[byte_warp])
+        if (same_warp & (buffer.write_lane[where] != byte_lanes)).any() or \
+                not buffer.written[where].all():
+            return False
+        # What touch() warp by warp would leave: an element read by one warp
+        # as touch() records it; one read by several, warp after warp, ends
+        # read by several (-2), with the last warp's lanes and count of warp
+        # barriers. Keys sorted by (element, warp, lane).
+        element_lane = np.full(flat.size, -1) if lanes is None else np.repeat(lanes, per_row)
+        keys = np.sort((flat * self.warps + element_warp) * 64 + (element_lane + 4))
+        new = np.empty(keys.size, dtype=bool)
+        new[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=new[1:])
+        keys = keys[new]
+        element, warp, lane = keys // (64 * self.warps), keys // 64 % self.warps, keys % 64 - 4
+        new = np.empty(keys.size, dtype=bool)
+        new[0] = True
+        np.not_equal(element[1:], element[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        ends = np.append(starts[1:], keys.size) - 1
+        new[1:] |= warp[1:] != warp[:-1]
+        runs = np.flatnonzero(new)  # Where each (element, warp) starts.
+        low = lane[runs[np.searchsorted(runs, ends, side="right") - 1]]
+        lane, several = np.where(low == lane[ends], low, -3), warp[starts] != warp[ends]
+        byte = ((view.byte_base + element[starts] * size)[:, None] + np.arange(size)).reshape(-1)
+        warp, lane, several = (np.repeat(a, size) for a in (warp[ends], lane, several))
+        syncs = self.warp_syncs[warp]
+        same = buffer.read_epoch[byte] == e
+        old_warp = buffer.read_warp[byte]
+        earlier = same & (old_warp == warp) & (buffer.read_sync[byte] == syncs) & ~several
+        buffer.read_lane[byte] = np.where(earlier & (buffer.read_lane[byte] != lane), -3, lane)
+        buffer.read_sync[byte] = syncs
+        buffer.read_warp[byte] = np.where(several | (same & (old_warp != warp)), -2, warp)
+        buffer.read_epoch[byte] = e
+        return True
+
     def _since_warp_barrier(self, epoch: np.ndarray, warps: np.ndarray, syncs: np.ndarray,
                             where: np.ndarray, warp: int) -> np.ndarray:
         """Which bytes of `where` `warp` accessed (by the epoch, warp and
@@ -123,7 +215,7 @@ class MemoryOps:
     def op_memref_view(self, op, ins, mask):
         source, shift = ins[0], ins[1]
         shift = int(self.uniform_scalar(shift, mask, "memref.view's shift"))
-        typ = parse_memref(op.result_type())
+        typ = _result_memref(op)
         return View(source.buffer, source.byte_base + source.type.offset + shift, typ)
 
     def uniform_scalar(self, value: np.ndarray, mask: np.ndarray, what: str):
@@ -135,7 +227,7 @@ class MemoryOps:
     def _recast(self, op, ins, mask):
         # Static strides: the result type says them, and its offset unless
         # that is dynamic, the source's then (a reshape or cast keeps it).
-        typ = parse_memref(op.result_type())
+        typ = _result_memref(op)
         if typ.offset is None:
             if op.name != "memref.subview":
                 typ.offset = ins[0].type.offset
@@ -149,8 +241,9 @@ class MemoryOps:
         source = ins[0].type
         if source.offset is None:
             raise EmulationError(f"{op.name}: a view of a view whose offset is unknown")
-        static = [int(v) for v in re.search(r"static_offsets = array<i64: ([-\d, ]*)>",
-                                            op.text).group(1).split(",") if v.strip()]
+        static = cached(op, "static_offsets", lambda: [
+            int(v) for v in re.search(r"static_offsets = array<i64: ([-\d, ]*)>",
+                                      op.text).group(1).split(",") if v.strip()])
         dynamic = iter(ins[1:])
         offset = source.offset
         for value, stride in zip(static, source.strides):
@@ -193,6 +286,8 @@ class MemoryOps:
         if not view.buffer.shared:
             return
         warps = threads // WARP
+        if self.touch_at_once(view, elements, warps, threads % WARP, write):
+            return
         for w in np.unique(warps):
             mine = warps == w
             self.touch(view, elements[mine], int(w), write,
@@ -200,11 +295,14 @@ class MemoryOps:
 
     def _vector(self, op, ins, mask, store):
         value, view, indices = (ins[0], ins[1], ins[2:]) if store else (None, ins[0], ins[1:])
-        vector = re.search(r"vector<(\d+)x(\w+)>", op.text)
-        lanes = int(vector.group(1))
+        if "vector" not in op.cache:
+            op.cache["vector"] = (
+                int(re.search(r"vector<(\d+)x(\w+)>", op.text).group(1)),
+                int(re.search(r"alignment = (\d+)", op.text).group(1))
+                if "alignment" in op.text else None)
+        lanes, align = op.cache["vector"]
         size = view.type.dtype.itemsize
-        align = int(re.search(r"alignment = (\d+)", op.text).group(1)) \
-            if "alignment" in op.text else size
+        align = align or size
         if view.type.strides and view.type.strides[-1] != 1:
             raise EmulationError(f"{op.name}: innermost stride {view.type.strides[-1]}")
         threads = np.flatnonzero(mask)
@@ -218,11 +316,13 @@ class MemoryOps:
         self.count_traffic(view, starts, threads, store, lanes)
         if store:
             warps = threads // WARP
-            for w in np.unique(warps) if view.buffer.shared else [None]:
-                mine = warps == w if w is not None else slice(None)
-                if w is not None:
-                    self.touch(view, elements[mine], int(w), True, value[threads[mine]],
-                               threads[mine] % WARP)
+            if self.touch_at_once(view, elements, warps, threads % WARP, True):
+                view.data[elements] = value[threads]
+                return None
+            for w in np.unique(warps):
+                mine = warps == w
+                self.touch(view, elements[mine], int(w), True, value[threads[mine]],
+                           threads[mine] % WARP)
                 view.data[elements[mine]] = value[threads[mine]]
             return None
         self.touch_threads(view, elements, threads, False)
@@ -236,15 +336,17 @@ class MemoryOps:
         return self._vector(op, ins, mask, True)
 
     def op_vector_extract(self, op, ins, mask):
-        position = [int(p) for p in re.search(r"static_position = array<i64: ([-\d, ]*)>",
-                                              op.text).group(1).split(",") if p.strip()]
+        position = cached(op, "position", lambda: [
+            int(p) for p in re.search(r"static_position = array<i64: ([-\d, ]*)>",
+                                      op.text).group(1).split(",") if p.strip()])
         return ins[0][(slice(None), *position)]
 
     def op_vector_from_elements(self, op, ins, mask):
-        return np.stack(ins, axis=1).reshape(self.threads, *vector_shape(op.result_type()))
+        shape = cached(op, "shape", lambda: vector_shape(op.result_type()))
+        return np.stack(ins, axis=1).reshape(self.threads, *shape)
 
     def op_vector_broadcast(self, op, ins, mask):
-        shape = vector_shape(op.result_type())
+        shape = cached(op, "shape", lambda: vector_shape(op.result_type()))
         return np.broadcast_to(ins[0].reshape(self.threads, *[1] * len(shape)),
                                (self.threads, *shape)).copy()
 

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from .base import WARP, EmulationError
+from .ir import cached
 from .wmma import to_tf32
 
 _LANES = np.arange(WARP)
@@ -27,20 +28,29 @@ _C_ROWS = np.stack([_G, _G + 8], axis=1)[:, :, None].repeat(2, axis=2)
 _C_COLS = np.stack([2 * _T, 2 * _T + 1], axis=1)[:, None, :].repeat(2, axis=1)
 
 
+def _m16n8k8_tf32(op) -> bool:
+    shape = re.search(r"mmaShape = \[(\d+), (\d+), (\d+)\]", op.text)
+    return bool(shape) and shape.groups() == ("16", "8", "8") and "tf32Enabled" in op.text
+
+
 class MmaSyncOps:
     """Run's handlers of nvgpu.ldmatrix, nvgpu.mma.sync and the TF32
     conversion the kernels apply to their operands."""
 
     def op_nvgpu_ldmatrix(self, op, ins, mask):
         view, indices = ins[0], ins[1:]
-        tiles = int(re.search(r"numTiles = (\d+)", op.text).group(1))
-        if re.search(r"transpose = true", op.text):
+        tiles = cached(op, "tiles", lambda: int(re.search(r"numTiles = (\d+)", op.text).group(1)))
+        if cached(op, "transpose", lambda: bool(re.search(r"transpose = true", op.text))):
             raise EmulationError(f"{op.name}: transposed ldmatrix is not emulated")
         if view.type.dtype != np.float32 or not view.buffer.shared:
             raise EmulationError(f"{op.name}: the emulator knows 32-bit ldmatrix from shared "
                                  "memory only")
+        warps = self.active_warps(mask, op.name)
+        together = self._ldmatrix_at_once(op, view, indices, tiles, warps)
+        if together is not None:
+            return together
         out = np.zeros((self.threads, tiles, 1), dtype=np.float32)
-        for w in self.active_warps(mask, op.name):
+        for w in warps:
             threads = np.arange(w * WARP, (w + 1) * WARP)
             # Lanes 8q..8q+7 give the rows of matrix q: 16 bytes each.
             rows = 8 * tiles
@@ -56,9 +66,36 @@ class MmaSyncOps:
                 out[threads, q, 0] = view.data[starts[8 * q + _LANES // 4] + _LANES % 4]
         return out
 
+    def _ldmatrix_at_once(self, op, view, indices, tiles: int, warps: np.ndarray):
+        """op_nvgpu_ldmatrix for all `warps` at once, or None where that
+        could differ from warp by warp (an error to report, a race to
+        decide): then nothing has changed."""
+        rows = 8 * tiles
+        threads = (warps[:, None] * WARP + np.arange(rows)).reshape(-1)
+        try:
+            starts = view.elements(op, [i[threads] for i in indices], threads.size, 4)
+        except EmulationError:
+            return None
+        if ((view.buffer.address + view.byte_base + starts * 4) % 16).any():
+            return None
+        if not self.touch_at_once(view, starts[:, None] + np.arange(4), threads // WARP,
+                                  threads % WARP, False):
+            return None
+        if self.traffic is not None:  # In the order warp by warp would count.
+            for k in range(warps.size):
+                for q in range(tiles):
+                    rows_q = slice(k * rows + 8 * q, k * rows + 8 * q + 8)
+                    self.count_traffic(view, starts[rows_q], threads[rows_q], False, 4)
+        out = np.zeros((self.threads, tiles, 1), dtype=np.float32)
+        # Lane l of warp w: element l % 4 of matrix q's row l // 4.
+        starts = starts.reshape(warps.size, tiles, 8)
+        values = view.data[starts[:, :, _LANES // 4] + _LANES % 4]  # (warps, tiles, lanes)
+        lanes = (warps[:, None] * WARP + _LANES).reshape(-1)
+        out[lanes, :, 0] = values.transpose(0, 2, 1).reshape(-1, tiles)
+        return out
+
     def op_nvgpu_mma_sync(self, op, ins, mask):
-        shape = re.search(r"mmaShape = \[(\d+), (\d+), (\d+)\]", op.text)
-        if not shape or shape.groups() != ("16", "8", "8") or "tf32Enabled" not in op.text:
+        if not cached(op, "m16n8k8", lambda: _m16n8k8_tf32(op)):
             raise EmulationError(f"{op.name}: the emulator knows m16n8k8 with TF32 only")
         a, b, c = ins
         out = np.zeros_like(c)
@@ -90,7 +127,7 @@ class MmaSyncOps:
         """cvt.rna.tf32.f32. By default the emulator keeps A and B exact (as
         for WMMA: results held to float32's tolerance); in a TF32 mode it
         rounds as the GPU does."""
-        if not re.search(r"fp_rnd_mode<rna>", op.text):
+        if not cached(op, "rna", lambda: bool(re.search(r"fp_rnd_mode<rna>", op.text))):
             raise EmulationError(f"{op.name}: the emulator knows rounding mode rna only")
         x = ins[0].astype(np.float32)
         if self.emulator.tf32:

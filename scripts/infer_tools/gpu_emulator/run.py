@@ -9,12 +9,34 @@ import numpy as np
 
 from .arith import FLOAT_BINARY, FLOAT_UNARY, INT_BINARY, ArithOps
 from .base import WARP, EmulationError
-from .ir import Op, Region
+from .ir import Op, Region, cached
 from .memory import View
 from .memory_ops import MemoryOps
 from .wmma import WmmaOps
 from .async_copy import AsyncCopyOps
 from .mma_sync import MmaSyncOps
+
+
+def _handler(cls, name: str):
+    """The function that runs the op `name` on a `cls` (Run): its op_
+    method, or a numpy function of the tables; an op the emulator does not
+    know is an error when it runs."""
+    method = getattr(cls, "op_" + name.replace(".", "_"), None)
+    if method:
+        return method
+    if name in FLOAT_BINARY:
+        binary = FLOAT_BINARY[name]
+        return lambda run, op, ins, mask: binary(ins[0], ins[1]).astype(ins[0].dtype)
+    if name in FLOAT_UNARY:
+        unary = FLOAT_UNARY[name]
+        return lambda run, op, ins, mask: np.asarray(unary(ins[0])).astype(ins[0].dtype)
+    if name in INT_BINARY:
+        integer = INT_BINARY[name]
+        return lambda run, op, ins, mask: integer(ins[0], ins[1]).astype(ins[0].dtype)
+
+    def unknown(run, op, ins, mask):
+        raise EmulationError(f"the emulator does not know {name}")
+    return unknown
 
 
 class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
@@ -41,6 +63,7 @@ class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
         self.async_copies: list = []  # cp.async copies in flight (async_copy.py).
         self.async_committed = np.zeros(self.threads, dtype=np.int64)  # Groups committed.
         self.traffic = emulator.traffic  # The launch's Traffic, or None (not counted).
+        self.quiet = False  # In numpy's errstate of run_op.
 
     # -- helpers -------------------------------------------------------------
 
@@ -178,26 +201,26 @@ class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
     # -- ops -------------------------------------------------------------------
 
     def run_op(self, op: Op, mask: np.ndarray) -> None:
-        name = op.name
         env = self.env
         ins = [env[o] for o in op.operands]
-        handler = getattr(self, "op_" + name.replace(".", "_"), None)
+        handler = op.cache.get("handler")
+        if handler is None:
+            handler = op.cache["handler"] = _handler(type(self), op.name)
         try:
-            with np.errstate(all="ignore"):  # As on a GPU: no traps, wrapping integers.
-                if handler:
-                    out = handler(op, ins, mask)
-                elif name in FLOAT_BINARY:
-                    out = FLOAT_BINARY[name](ins[0], ins[1]).astype(ins[0].dtype)
-                elif name in FLOAT_UNARY:
-                    out = np.asarray(FLOAT_UNARY[name](ins[0])).astype(ins[0].dtype)
-                elif name in INT_BINARY:
-                    out = INT_BINARY[name](ins[0], ins[1]).astype(ins[0].dtype)
-                else:
-                    raise EmulationError(f"the emulator does not know {name}")
+            if self.quiet:  # Inside an op (a loop's or a branch's body).
+                out = handler(self, op, ins, mask)
+            else:
+                with np.errstate(all="ignore"):  # As on a GPU: no traps, wrapping integers.
+                    self.quiet = True
+                    try:
+                        out = handler(self, op, ins, mask)
+                    finally:
+                        self.quiet = False
         except EmulationError:
             raise
         except Exception as e:  # The emulator's own failure: say where.
-            raise EmulationError(f"{name} {' '.join(op.results)}: {type(e).__name__}: {e}") from e
+            raise EmulationError(f"{op.name} {' '.join(op.results)}: {type(e).__name__}: {e}") \
+                from e
         if op.results:
             if len(op.results) == 1 and not isinstance(out, (list, tuple)):
                 out = [out]
@@ -238,7 +261,8 @@ class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
 
     def op_gpu_shuffle(self, op, ins, mask):
         value, offset, width = ins
-        mode = re.search(r"mode = #gpu<shuffle_mode (\w+)>", op.text).group(1)
+        mode = cached(op, "mode",
+                      lambda: re.search(r"mode = #gpu<shuffle_mode (\w+)>", op.text).group(1))
         self.active_warps(mask, "gpu.shuffle")
         offset = self.uniform_per_warp(offset, "a shuffle's offset", mask)
         width = self.uniform_per_warp(width, "a shuffle's width", mask)
@@ -261,7 +285,7 @@ class Run(ArithOps, MemoryOps, WmmaOps, MmaSyncOps, AsyncCopyOps):
         return self.run_while(op, ins, mask)
 
     def op_func_call(self, op, ins, mask):
-        callee = re.search(r"callee = @([\w$.]+)", op.text).group(1)
+        callee = cached(op, "callee", lambda: re.search(r"callee = @([\w$.]+)", op.text).group(1))
         caller, self.env = self.env, {}  # Value names restart in each function.
         try:
             return self.run_region(self.emulator.function(callee).regions[0], ins, mask)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from .base import WARP, EmulationError
-from .ir import Op, prop
+from .ir import Op, cached, prop
 from .memory import View
 
 
@@ -24,6 +24,15 @@ def to_tf32(x: np.ndarray, mode: str) -> np.ndarray:
     return np.where(np.isfinite(x), rounded, x).astype(np.float32)
 
 
+def _transposed(op: Op) -> bool:
+    return cached(op, "transpose", lambda: bool(re.search(r"\btranspose\b", op.text)))
+
+
+def _fragment_shape(op: Op) -> tuple[int, int]:
+    return cached(op, "fragment", lambda: tuple(
+        int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x", op.text).groups()))
+
+
 class WmmaOps:
     """Run's handlers of the WMMA ops."""
 
@@ -37,13 +46,13 @@ class WmmaOps:
                 raise EmulationError(f"{op.name}: index differs within warp {w}")
             at.append(values[:1])
         base = int(view.elements(op, at, 1)[0])
-        lead = int(prop(op, "leadDimension").split(":")[0])
+        lead = cached(op, "lead", lambda: int(prop(op, "leadDimension").split(":")[0]))
         size = view.type.dtype.itemsize
         if (view.buffer.address + view.byte_base + base * size) % 32 or (lead * size) % 16:
             raise EmulationError(f"{op.name}: fragment at element {base} or lead dim {lead} "
                                  "misaligned (32-byte fragments, 16-byte lead dims)")
         r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-        elements = base + (c * lead + r if re.search(r"\btranspose\b", op.text) else r * lead + c)
+        elements = base + (c * lead + r if _transposed(op) else r * lead + c)
         extent = sum((n - 1) * s for n, s in zip(view.type.shape, view.type.strides)) + 1
         if elements.max() - view.type.offset >= extent or elements.max() >= view.data.size:
             raise EmulationError(f"{op.name}: fragment outside its memref {view.type.shape}")
@@ -57,8 +66,7 @@ class WmmaOps:
 
     def op_gpu_subgroup_mma_load_matrix(self, op, ins, mask):
         view, indices = ins[0], ins[1:]
-        rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
-                                                op.text).groups())
+        rows, cols = _fragment_shape(op)
         out = np.zeros((self.warps, rows, cols), dtype=np.float32)
         for w in self.active_warps(mask, op.name):
             elements = self.fragment_elements(op, view, indices, mask, w, rows, cols)
@@ -67,7 +75,7 @@ class WmmaOps:
             out[w] = view.data[elements]
         # The layout it was loaded with, for the product to check (by the
         # value's name: a fragment carried through a loop is not checked).
-        self.fragment_layouts[op.results[0]] = bool(re.search(r"\btranspose\b", op.text))
+        self.fragment_layouts[op.results[0]] = _transposed(op)
         return out
 
     def op_gpu_subgroup_mma_store_matrix(self, op, ins, mask):
@@ -85,7 +93,8 @@ class WmmaOps:
         # fragments' registers mean other elements.
         for operand, attribute in zip(op.operands[:2], ("a_transpose", "b_transpose")):
             loaded = self.fragment_layouts.get(operand)
-            if loaded is not None and loaded != bool(re.search(rf"\b{attribute}\b", op.text)):
+            if loaded is not None and loaded != cached(
+                    op, attribute, lambda: bool(re.search(rf"\b{attribute}\b", op.text))):
                 raise EmulationError(f"{op.name}: {attribute} does not match how {operand} "
                                      "was loaded")
         # Each step's products and sum exact, then rounded to the float32
@@ -97,12 +106,12 @@ class WmmaOps:
         return (c.astype(np.float64) + a.astype(np.float64) @ b).astype(np.float32)
 
     def op_gpu_subgroup_mma_constant_matrix(self, op, ins, mask):
-        rows, cols = (int(x) for x in re.search(r"-> !gpu\.mma_matrix<(\d+)x(\d+)x",
-                                                op.text).groups())
+        rows, cols = _fragment_shape(op)
         value = ins[0].reshape(self.warps, WARP)[:, 0].astype(np.float32)
         return np.repeat(value, rows * cols).reshape(self.warps, rows, cols)
 
     def op_gpu_subgroup_mma_elementwise(self, op, ins, mask):
         kinds = {"addf": np.add, "mulf": np.multiply, "subf": np.subtract,
                  "maxf": np.maximum, "minf": np.minimum, "divf": np.divide}
-        return kinds[re.search(r"mma_element_wise (\w+)", op.text).group(1)](*ins)
+        return kinds[cached(op, "kind", lambda: re.search(r"mma_element_wise (\w+)",
+                                                         op.text).group(1))](*ins)

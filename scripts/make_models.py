@@ -468,8 +468,8 @@ def build_mobilenetv2(b):
 # ---------------------------------------------------------------------------
 
 
-def build_bert_base(b):
-    hidden, heads, inter, layers = 768, 12, 3072, 12
+def build_bert_base(b, layers=12):
+    hidden, heads, inter = 768, 12, 3072
     vocab, max_pos, eps = 30522, 512, 1e-12
     input_ids = b.add_input("input_ids", TensorProto.INT64, [BATCH, SEQUENCE])
     mask = b.add_input("attention_mask", TensorProto.INT64, [BATCH, SEQUENCE])
@@ -583,8 +583,8 @@ def expand_to_batch(b, scope, x, batch, rank):
     return b.node(scope, "Expand", [x, sizes])
 
 
-def build_vit_b16(b):
-    hidden, heads, inter, layers = 768, 12, 3072, 12
+def build_vit_b16(b, layers=12):
+    hidden, heads, inter = 768, 12, 3072
     patch, image_size, classes, eps = 16, 224, 1000, 1e-12
     patches = (image_size // patch) ** 2
     pixels = b.add_input(
@@ -815,10 +815,16 @@ MODELS = {
 # ---------------------------------------------------------------------------
 
 
-def build_model(name, opset):
+def build_model(name, opset, layers=None):
+    """The model `name`; `layers` (bert-base and vit-b16) makes a shallower
+    one of the same layers, for tests of what each layer's rewrites make."""
     builder_fn, description = MODELS[name]
     b = GraphBuilder(opset)
-    builder_fn(b)
+    if layers is None:
+        builder_fn(b)
+    else:
+        builder_fn(b, layers=layers)
+        description += f", {layers} layers"
     doc = (
         f"{description}. Synthetic weights (numpy default_rng(0)); graph "
         f"mimics torch.onnx.export (TorchScript) at opset {opset}. "

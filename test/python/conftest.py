@@ -1,9 +1,35 @@
-"""Shared pytest fixtures: seeded random inputs, printed so failures reproduce."""
+"""Shared pytest fixtures (seeded random inputs, printed so failures
+reproduce) and the tiers: `--quick` leaves out the tests marked `slow` or
+`real_models`, and the tests marked `extended` run only with `--extended`
+(pytest.ini lists the markers; scripts/test.sh runs the tiers)."""
 
 import os
 
 import numpy as np
 import pytest
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("infer-opt tiers")
+    group.addoption("--quick", action="store_true",
+                    help="the quick tier: leave out tests marked slow or real_models")
+    group.addoption("--extended", action="store_true",
+                    help="the extended tier: also run the tests marked extended")
+
+
+def pytest_collection_modifyitems(config, items):
+    quick, extended = config.getoption("--quick"), config.getoption("--extended")
+    if quick and extended:
+        raise pytest.UsageError("--quick and --extended are different tiers")
+    left_out = {"extended"} if not extended else set()
+    if quick:
+        left_out |= {"slow", "real_models"}
+    keep, drop = [], []
+    for item in items:
+        (drop if left_out & {m.name for m in item.iter_markers()} else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.fixture

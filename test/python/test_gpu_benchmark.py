@@ -103,6 +103,7 @@ json.dump({"gpu_ms": {"p50": 1.5}, "latency_ms": {"p50": 2.0}, "throughput_per_s
 """
 
 
+@pytest.mark.slow  # It waits for a 10-s deadline.
 def test_a_cut_off_run_keeps_the_models_it_timed(tmp_path):
     """The device tool stops a phase at its deadline: the table is written
     after each model, and without the PyTorch twins PyTorch is not imported."""

@@ -17,6 +17,8 @@ import tarfile
 import time
 from pathlib import Path
 
+import pytest
+
 from infer_cpu import REPO
 
 BENCH = """import argparse, json, pathlib
@@ -51,6 +53,7 @@ def fake_repo(tmp_path: Path) -> tuple[Path, dict]:
     return repo, env
 
 
+@pytest.mark.slow  # It waits for a 30-s deadline.
 def test_phases_share_one_deadline_and_pack_their_results(tmp_path):
     repo, env = fake_repo(tmp_path)
     out = tmp_path / "out"

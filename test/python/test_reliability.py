@@ -25,6 +25,7 @@ def compile_engine(model, shape, out, *flags):
     return out.read_bytes()
 
 
+@pytest.mark.real_models
 def test_real_model_compiles_to_identical_engines(tmp_path):
     if not CLS.exists():
         pytest.skip(f"{CLS} missing: run scripts/fetch_ppocr_models.py")
@@ -35,6 +36,7 @@ def test_real_model_compiles_to_identical_engines(tmp_path):
     assert first == second
 
 
+@pytest.mark.real_models
 def test_real_model_compiles_to_identical_cuda_engines(tmp_path):
     # PTX from LLVM and cubins from ptxas, for two architectures.
     if not CLS.exists():
@@ -48,6 +50,7 @@ def test_real_model_compiles_to_identical_cuda_engines(tmp_path):
     assert first == second
 
 
+@pytest.mark.real_models
 def test_same_inputs_give_identical_outputs(tmp_path):
     if not CLS.exists():
         pytest.skip(f"{CLS} missing: run scripts/fetch_ppocr_models.py")

@@ -537,6 +537,7 @@ def test_emulator_accepts_the_same_nan_copied_by_two_warps(tmp_path):
     assert np.isnan(arrays[2]).all()
 
 
+@pytest.mark.slow
 def test_emulator_catches_a_fragment_stored_over_one_the_lanes_read(tmp_path):
     """With 2 x 2 WMMA fragments a warp, each fragment passes through the warp's
     16 x 16 floats for its epilogue: the warp stores it, the lanes read it,

@@ -27,11 +27,13 @@ Example:
     .venv/bin/python scripts/cuda_kernel_check.py
     .venv/bin/python scripts/cuda_kernel_check.py --models cls,resnet50-opset17
     .venv/bin/python scripts/cuda_kernel_check.py --flag=--no-cuda-stage-tiles
+    .venv/bin/python scripts/cuda_kernel_check.py --jobs 2   # two models at a time
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -163,6 +165,8 @@ def main() -> int:
     ap.add_argument("--models", help="comma-separated names (default: all)")
     ap.add_argument("--flag", action="append", default=[], metavar="FLAG",
                     help="one more infer-opt flag, e.g. --flag=--no-cuda-stage-tiles (repeatable)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="models checked at a time (default 1; ptxas runs on one core)")
     args = ap.parse_args()
     cuobjdump = find_tool("cuobjdump")
     nvdisasm = find_tool("nvdisasm")
@@ -170,19 +174,27 @@ def main() -> int:
         print("FAIL cuobjdump/nvdisasm not found (scripts/setup.sh installs them into .venv)")
         return 1
     env = dict(os.environ, PATH=f"{Path(nvdisasm).parent}:{os.environ.get('PATH', '')}")
+    chosen = {name: case for name, case in cases(args.models_dir).items()
+              if not args.models or name in args.models.split(",")}
+    present = {name: case for name, case in chosen.items() if case[0].exists()}
     failed = 0
-    for name, (path, shapes) in cases(args.models_dir).items():
-        if args.models and name not in args.models.split(","):
-            continue
-        if not path.exists():
-            print(f"FAIL {name}: {path} missing (scripts/import_real_models.sh makes it)")
-            failed += 1
-            continue
-        result = check_model(name, path, shapes, args.infer_opt, cuobjdump, env, args.flag)
-        if not result.startswith("ok "):
-            result = f"FAIL {name}: {result}"
-            failed += 1
-        print(result, flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        # The largest models first, so that a small one ends the run; the
+        # results are printed in the cases' order.
+        futures = {name: pool.submit(check_model, name, path, shapes, args.infer_opt, cuobjdump,
+                                     env, args.flag)
+                   for name, (path, shapes) in sorted(present.items(),
+                                                      key=lambda c: -c[1][0].stat().st_size)}
+        for name, (path, _) in chosen.items():
+            if name not in futures:
+                print(f"FAIL {name}: {path} missing (scripts/import_real_models.sh makes it)")
+                failed += 1
+                continue
+            result = futures[name].result()
+            if not result.startswith("ok "):
+                result = f"FAIL {name}: {result}"
+                failed += 1
+            print(result, flush=True)
     return 1 if failed else 0
 
 

@@ -39,6 +39,11 @@ reason, a listed name that is not a test of the installed onnx package counts
 as an error, the reports are written only where --json/--markdown say, and the
 exit status is 1 unless every listed test passes.
 
+With --expect REPORT (a whole run's JSON, docs/conformance/cpu.json or
+cuda-emulated.json) every test that passed there must pass again: each one
+that does not is printed, and so is every error; it ends with "expect: N
+passed, M failed" and exits 1 on any (scripts/test.sh --extended).
+
 With --target cuda --emulate, step 3 runs no GPU: the engine is compiled
 with --dump-kernels and its plan executed on the CPU by
 scripts/infer_tools/gpu_emulator/ (infer_tools.cuda_plan_exec's emulate),
@@ -330,6 +335,31 @@ def write_markdown(path: Path, summary: dict, note: str | None, target: str = "c
     path.write_text("\n".join(lines))
 
 
+def expect(before: list[dict], results: list[dict], report: Path) -> int:
+    """--expect: the tests that passed in `before` must pass in `results`;
+    errors fail too. Prints each that does not, then the counts."""
+    now = {r["name"]: r for r in results}
+    passed = failed = 0
+    for test in before:
+        if test["status"] != "passed":
+            continue
+        result = now.get(test["name"], {"status": "missing", "reason": "not run"})
+        if result["status"] == "passed":
+            passed += 1
+        else:
+            failed += 1
+            print(f"regressed: {test['name']}: {result['status']}: {result.get('reason')}")
+    errors = [r for r in results if r["status"] == "error" and r["name"] not in
+              {t["name"] for t in before if t["status"] == "passed"}]
+    for r in errors:
+        print(f"error: {r['name']}: {r['reason']}")
+    newly = sum(r["status"] == "passed" for r in results) - passed
+    if newly:
+        print(f"{newly} tests pass that did not in {report}: run the whole suite to update it")
+    print(f"expect: {passed} passed, {failed + len(errors)} failed ({report})")
+    return 1 if failed or errors else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -362,6 +392,8 @@ def main() -> int:
     ap.add_argument("--infer-opt", type=Path, default=DEFAULT_INFER_OPT)
     ap.add_argument("--infer-run", type=Path, default=DEFAULT_INFER_RUN)
     ap.add_argument("--note", help="extra line for the Markdown report")
+    ap.add_argument("--expect", type=Path, metavar="REPORT",
+                    help="a whole run's JSON report: what passed there must pass")
     args = ap.parse_args()
     if args.must_pass and (args.filter or args.limit is not None):
         ap.error("--must-pass runs exactly the listed tests; it takes no --filter or --limit")
@@ -464,6 +496,8 @@ def main() -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
+    if args.expect:
+        return expect(json.loads(args.expect.read_text())["tests"], results, args.expect)
     if args.must_pass:
         bad = summary["total"] - summary["passed"]
         print(f"must-pass: {summary['passed']} passed, {bad} failed ({args.must_pass})")

@@ -21,6 +21,7 @@
 #include "infer-opt/Codegen/Common/Passes.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
+#include "infer-opt/Target/Engine/EngineReader.h"
 #include "infer-opt/Target/Engine/EngineWriter.h"
 #include "inferrt/engine_format.h"
 
@@ -348,7 +349,7 @@ void printPlanSummary(StringRef text) {
 }
 
 /// `infer-opt --inspect model.engine`: a readable summary of an engine,
-/// after checking its header and every section's checksum.
+/// every section's checksum checked, and what makes it unsound if anything.
 int inspectEngine(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer) {
@@ -357,53 +358,34 @@ int inspectEngine(const std::string &path) {
     return kExitBadInput;
   }
   StringRef file = (*buffer)->getBuffer();
-  inferrt_engine_header header;
-  if (file.size() < sizeof(header) || file.substr(0, 8) != INFERRT_ENGINE_MAGIC) {
-    llvm::errs() << "infer-opt: error: '" << path << "' is not an infer-opt engine\n";
+  inferrt::EngineLayout layout;
+  std::string problem = inferrt::readEngineLayout(std::string_view(file.data(), file.size()),
+                                                  path, layout);
+  if (!layout.tableRead) {
+    llvm::errs() << "infer-opt: error: " << problem << "\n";
     return kExitBadInput;
   }
-  std::memcpy(&header, file.data(), sizeof(header));
-  size_t tableBytes = sizeof(inferrt_section_entry) * header.sectionCount;
-  if (header.sectionCount > INFERRT_MAX_SECTIONS || file.size() < sizeof(header) + tableBytes) {
-    llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt section table\n";
-    return kExitBadInput;
-  }
-  {
-    inferrt_engine_header zeroed = header;
-    zeroed.headerCrc = 0;
-    uint32_t crc = inferrt_crc32(0, &zeroed, sizeof(zeroed));
-    crc = inferrt_crc32(crc, file.data() + sizeof(header), tableBytes);
-    if (crc != header.headerCrc) {
-      llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt header (checksum mismatch)\n";
-      return kExitBadInput;
-    }
-  }
+  const inferrt_engine_header &header = layout.header;
   llvm::outs() << "engine " << path << "\n  format " << header.formatMajor << "."
-               << header.formatMinor << ", target "
-               << StringRef(header.target, strnlen(header.target, sizeof(header.target)))
-               << ", " << file.size() << " bytes (header says " << header.fileSize << ")\n";
+               << header.formatMinor << ", target " << layout.target << ", " << file.size()
+               << " bytes (header says " << header.fileSize << ")\n";
   static const char *kinds[] = {"?", "metadata", "kernels", "weights", "plan"};
-  bool intact = header.fileSize == file.size();
-  StringRef metadata, plan;
-  for (unsigned i = 0; i < header.sectionCount; ++i) {
-    inferrt_section_entry entry;
-    std::memcpy(&entry, file.data() + sizeof(header) + i * sizeof(entry), sizeof(entry));
-    bool inside = entry.offset <= file.size() && entry.size <= file.size() - entry.offset;
-    bool ok = inside && inferrt_crc32(0, file.data() + entry.offset, entry.size) == entry.crc;
-    intact &= ok;
+  for (auto [entry, intact] : llvm::zip(layout.table, layout.sectionIntact))
     llvm::outs() << "  section " << (entry.kind < 5 ? kinds[entry.kind] : "?") << ": offset "
                  << entry.offset << ", " << entry.size << " bytes, checksum "
-                 << (ok ? "ok" : "BAD") << "\n";
-    if (ok && entry.kind == INFERRT_SECTION_METADATA)
-      metadata = file.substr(entry.offset, entry.size);
-    if (ok && entry.kind == INFERRT_SECTION_PLAN)
-      plan = file.substr(entry.offset, entry.size);
-  }
+                 << (intact ? "ok" : "BAD") << "\n";
+  StringRef plan(layout.sections[INFERRT_SECTION_PLAN].data(),
+                 layout.sections[INFERRT_SECTION_PLAN].size());
+  StringRef metadata(layout.sections[INFERRT_SECTION_METADATA].data(),
+                     layout.sections[INFERRT_SECTION_METADATA].size());
   if (!plan.empty())
     printPlanSummary(plan);
   if (!metadata.empty())
     llvm::outs() << "  metadata:\n" << metadata << "\n";
-  return intact ? kExitOk : kExitBadInput;
+  if (problem.empty())
+    return kExitOk;
+  llvm::errs() << "infer-opt: error: " << problem << "\n";
+  return kExitBadInput;
 }
 
 /// `--dump-kernels DIR`: the PTX, each architecture's cubin and ptxas

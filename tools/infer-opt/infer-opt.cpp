@@ -456,9 +456,8 @@ int runONNX(Options opts) {
     opts.allowTF32 = false;
   }
   // Tiles staged in shared memory by default where they can be (TF32 on an
-  // sm_80 or newer list): on an H100 they beat the warps' direct fragment
-  // loads on every large model timed, the small ones within noise
-  // (docs/benchmarks/gpu-2026-11-26.md).
+  // sm_80 or newer list): the warps of a block share their loads instead
+  // of each fetching its fragments from global memory.
   opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
   if (opts.tilePlanGiven) {
     std::string error = infer::parseTilePlanChoice(opts.tilePlanText, opts.tilePlan);

@@ -86,7 +86,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(arith::createArithExpandOpsPass(expand));
   // Fully unrolled: the default lowering of n-D transfers goes through a
   // stack buffer, allocated where the transfer is, inside the kernel's
-  // loops, so the stack grew with every iteration (ViT-B/16 overflowed 8 MiB).
+  // loops, so the stack would grow with every iteration until it overflows.
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -210,26 +210,3 @@ void mlir::infer::registerInferPipelines() {
         buildCompilePipeline(pm, o.get());
       });
 }
-
-//===----------------------------------------------------------------------===//
-// The target as a pipeline option
-//===----------------------------------------------------------------------===//
-
-bool llvm::cl::parser<CompileTarget>::parse(Option &option, StringRef, StringRef arg,
-                                            CompileTarget &value) {
-  std::string error = parseCompileTarget(arg.empty() ? "cpu" : arg, value);
-  return !error.empty() && option.error(error);
-}
-
-void llvm::cl::parser<CompileTarget>::print(raw_ostream &os, const CompileTarget &value) {
-  os << describe(value);
-}
-
-void llvm::cl::parser<CompileTarget>::printOptionDiff(const Option &option,
-                                                      const CompileTarget &value,
-                                                      const OptionValue<CompileTarget> &,
-                                                      size_t width) const {
-  printOptionName(option, width);
-  print(outs(), value);
-  outs() << "\n";
-}

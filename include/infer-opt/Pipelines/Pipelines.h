@@ -23,7 +23,6 @@
 #include "infer-opt/Plan/KernelPlan.h"
 
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/CommandLine.h"
 
 #include <string>
 #include <vector>
@@ -85,18 +84,25 @@ void registerInferPipelines();
 
 } // namespace mlir::infer
 
+namespace mlir::infer {
+struct CompileTargetText {
+  static std::string parse(llvm::StringRef text, CompileTarget &value) {
+    return parseCompileTarget(text, value);
+  }
+  static void print(llvm::raw_ostream &os, const CompileTarget &value) { os << describe(value); }
+};
+} // namespace mlir::infer
+
 namespace llvm::cl {
 
-/// A pipeline option's target, in the --target flag's form.
+/// A pipeline option's target, in the --target flag's form ("" is cpu).
 template <>
-class parser<mlir::infer::CompileTarget> : public basic_parser<mlir::infer::CompileTarget> {
+class parser<mlir::infer::CompileTarget>
+    : public mlir::infer::TextOptionParser<mlir::infer::CompileTarget,
+                                           mlir::infer::CompileTargetText> {
 public:
-  parser(Option &option) : basic_parser(option) {}
-  bool parse(Option &option, StringRef name, StringRef arg, mlir::infer::CompileTarget &value);
+  using TextOptionParser::TextOptionParser;
   StringRef getValueName() const override { return "target"; }
-  static void print(raw_ostream &os, const mlir::infer::CompileTarget &value);
-  void printOptionDiff(const Option &option, const mlir::infer::CompileTarget &value,
-                       const OptionValue<mlir::infer::CompileTarget> &, size_t width) const;
 };
 
 } // namespace llvm::cl

@@ -173,11 +173,6 @@ void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
-  buildCUDAKernelsPipeline(pm, options);
-  buildCUDALoweringPipeline(pm);
-}
-
 /// Moves the launch records of infer-cuda-map-to-gpu into `artifacts`.
 static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
   auto launches = module->getAttrOfType<ArrayAttr>(plan::kLaunchesAttr);

@@ -226,7 +226,7 @@ phase_sweep() {
     bench "$dir" "sweep/$plan" --no-torch --title "GPU benchmark, $DAY: batch 8, $plan"
     runs+=(--run "$plan" "$WORK/sweep/$plan.json" "$WORK/profiles-sweep/$plan")
     # After each plan: a cut-off sweep keeps the plans it timed.
-    python3 scripts/bench/sweep.py --markdown "$WORK/gpu-sweep-$DAY.md" "${runs[@]}" \
+    PYTHONPATH=scripts python3 scripts/bench/sweep.py --markdown "$WORK/gpu-sweep-$DAY.md" "${runs[@]}" \
       --tuned-plans "$WORK/tuned-plans-$DAY.json"
   done
 }

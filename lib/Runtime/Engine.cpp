@@ -12,6 +12,7 @@
 #include "Internal.h"
 #include "Json.h"
 
+#include "infer-opt/Target/Engine/EngineReader.h"
 #include "inferrt/engine_format.h"
 
 #include <algorithm>
@@ -97,82 +98,6 @@ inferrt_status parseTensors(const json::Value *list, const char *what,
     t.bytes = bytes;
     out.push_back(std::move(t));
   }
-  return nullptr;
-}
-
-/// Verifies header, section table and checksums; fills `sections` (views
-/// into `file`) by kind.
-inferrt_status verifyLayout(std::string_view file, const std::string &path,
-                            std::string_view (&sections)[INFERRT_MAX_SECTIONS + 1],
-                            std::string &target) {
-  const char *name = path.c_str();
-  inferrt_engine_header header;
-  if (file.size() < sizeof(header))
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated: %zu bytes, an engine header needs %zu",
-                      name, file.size(), sizeof(header));
-  std::memcpy(&header, file.data(), sizeof(header));
-  if (std::memcmp(header.magic, INFERRT_ENGINE_MAGIC, 8) != 0)
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is not an infer-opt engine (bad magic)", name);
-  if (header.formatMajor > INFERRT_FORMAT_MAJOR)
-    return makeStatus(INFERRT_INVALID_ENGINE,
-                      "'%s' has format %u.%u, newer than this runtime (%d.%d): update the runtime",
-                      name, header.formatMajor, header.formatMinor, INFERRT_FORMAT_MAJOR,
-                      INFERRT_FORMAT_MINOR);
-  if (header.formatMajor < INFERRT_FORMAT_MAJOR)
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has old format %u.%u: recompile it", name,
-                      header.formatMajor, header.formatMinor);
-  if (header.headerSize != sizeof(header) || header.sectionCount == 0 ||
-      header.sectionCount > INFERRT_MAX_SECTIONS)
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a corrupt header (size %u, %u sections)",
-                      name, header.headerSize, header.sectionCount);
-  if (header.fileSize != file.size())
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated or padded: the header says %llu bytes, the file has %zu",
-                      name, (unsigned long long)header.fileSize, file.size());
-  size_t tableBytes = sizeof(inferrt_section_entry) * header.sectionCount;
-  if (file.size() < sizeof(header) + tableBytes)
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is truncated inside its section table", name);
-  std::vector<inferrt_section_entry> table(header.sectionCount);
-  std::memcpy(table.data(), file.data() + sizeof(header), tableBytes);
-  uint32_t stored = header.headerCrc;
-  header.headerCrc = 0;
-  uint32_t crc = inferrt_crc32(0, &header, sizeof(header));
-  crc = inferrt_crc32(crc, table.data(), tableBytes);
-  if (crc != stored)
-    return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a corrupt header (checksum mismatch)", name);
-  bool seen[INFERRT_MAX_SECTIONS + 1] = {};
-  for (const auto &entry : table) {
-    if (entry.kind < INFERRT_SECTION_METADATA || entry.kind > INFERRT_SECTION_PLAN)
-      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has a section of unknown kind %u", name, entry.kind);
-    if (seen[entry.kind])
-      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' has section %u twice", name, entry.kind);
-    seen[entry.kind] = true;
-    if (entry.offset % INFERRT_SECTION_ALIGNMENT != 0 || entry.offset > file.size() ||
-        entry.size > file.size() - entry.offset)
-      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u lies outside the file", name, entry.kind);
-    if (inferrt_crc32(0, file.data() + entry.offset, entry.size) != entry.crc)
-      return makeStatus(INFERRT_INVALID_ENGINE, "'%s': section %u is corrupt (checksum mismatch)", name,
-                        entry.kind);
-    sections[entry.kind] = file.substr(entry.offset, entry.size);
-  }
-  // Every byte outside the header, table and sections is alignment padding
-  // and must be zero: then no byte of the file goes unchecked.
-  std::vector<std::pair<uint64_t, uint64_t>> covered = {{0, sizeof(header) + tableBytes}};
-  for (const auto &entry : table)
-    covered.push_back({entry.offset, entry.offset + entry.size});
-  std::sort(covered.begin(), covered.end());
-  uint64_t position = 0;
-  for (const auto &[begin, end] : covered) {
-    for (uint64_t i = position; i < begin; ++i)
-      if (file[i] != 0)
-        return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is corrupt (non-zero padding at byte %llu)",
-                          name, (unsigned long long)i);
-    position = std::max(position, end);
-  }
-  for (uint64_t i = position; i < file.size(); ++i)
-    if (file[i] != 0)
-      return makeStatus(INFERRT_INVALID_ENGINE, "'%s' is corrupt (non-zero padding at byte %llu)",
-                        name, (unsigned long long)i);
-  target.assign(header.target, strnlen(header.target, sizeof(header.target)));
   return nullptr;
 }
 
@@ -321,9 +246,12 @@ static inferrt_status loadEngine(const char *path, inferrt_engine **out) {
                       (long long)info.st_size);
   in.read(engine->file, static_cast<std::streamsize>(info.st_size));
   std::string_view file(engine->file, static_cast<size_t>(in.gcount()));
-  std::string_view sections[INFERRT_MAX_SECTIONS + 1];
-  if (inferrt_status s = verifyLayout(file, path, sections, engine->target))
-    return s;
+  EngineLayout layout;
+  std::string problem = readEngineLayout(file, path, layout);
+  if (!problem.empty())
+    return makeStatus(INFERRT_INVALID_ENGINE, "%s", problem.c_str());
+  engine->target = layout.target;
+  const std::string_view *sections = layout.sections;
   for (int kind : {INFERRT_SECTION_METADATA, INFERRT_SECTION_PLAN, INFERRT_SECTION_KERNELS})
     if (sections[kind].empty())
       return makeStatus(INFERRT_INVALID_ENGINE, "'%s' lacks section %d", path, kind);

@@ -33,6 +33,8 @@ import json
 import sys
 from pathlib import Path
 
+from infer_tools.kernel_plan import describe_contraction, tuned_plans_entries
+
 
 def gpu_ms(bench: dict) -> dict[str, float]:
     """Model name -> GPU p50 ms, from a scripts/bench/gpu.py JSON report."""
@@ -91,19 +93,21 @@ def best_per_launch(runs: list[tuple[str, Path]], model: str):
 
 
 def tuned_plans(runs: list[tuple[str, Path]], models: list[str],
-                margin: float) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
-    """Contraction -> the fastest plan's text where it beats the heuristic's
-    (the first run) by more than `margin`; and every contraction's summed
-    ms per run that profiled all of its launches."""
-    totals: dict[str, dict[str, list]] = {}  # contraction -> label -> [ms, launches, plan]
+                margin: float) -> tuple[dict[str, tuple[dict, dict]], dict[str, dict[str, float]]]:
+    """Contraction (its text) -> (contraction, the fastest tile plan) where
+    that beats the heuristic's (the first run) by more than `margin`; and
+    every contraction's summed ms per run that profiled all of its launches."""
+    totals: dict[str, dict[str, list]] = {}  # contraction -> label -> [ms, launches, tile]
+    contractions: dict[str, dict] = {}
     for model in models:
         usable = comparable_profiles(runs, model)
         for label, rows in usable:
             for heuristic, launch in zip(usable[0][1], rows):
-                key = heuristic.get("contraction")
+                key = describe_contraction(heuristic.get("contraction"))
                 if heuristic.get("strategy") != "staged_tiles" or not key:
                     continue
-                cell = totals.setdefault(key, {}).setdefault(label, [0.0, 0, launch.get("config")])
+                contractions[key] = heuristic["contraction"]
+                cell = totals.setdefault(key, {}).setdefault(label, [0.0, 0, launch.get("tile")])
                 cell[0] += launch["ms"]
                 cell[1] += 1
     chosen, timings = {}, {}
@@ -114,9 +118,9 @@ def tuned_plans(runs: list[tuple[str, Path]], models: list[str],
             continue
         complete = {label: cell for label, cell in by_label.items() if cell[1] == base[1]}
         timings[key] = {label: round(cell[0], 6) for label, cell in complete.items()}
-        label, (ms, _, plan) = min(complete.items(), key=lambda x: x[1][0])
-        if ms < base[0] * (1 - margin) and plan and plan != base[2]:
-            chosen[key] = plan
+        label, (ms, _, tile) = min(complete.items(), key=lambda x: x[1][0])
+        if ms < base[0] * (1 - margin) and tile and tile != base[2]:
+            chosen[key] = (contractions[key], tile)
     return chosen, timings
 
 
@@ -183,7 +187,7 @@ def main() -> int:
         args.tuned_plans.write_text(json.dumps({
             "device": device or "device unknown", "made_by": "scripts/bench/sweep.py",
             "date": datetime.date.today().isoformat(), "margin": args.margin,
-            "plans": dict(sorted(plans.items())), "timings_ms": timings}, indent=1) + "\n")
+            "plans": tuned_plans_entries(plans), "timings_ms": timings}, indent=1) + "\n")
         print(f"{args.tuned_plans}: {len(plans)} of {len(timings)} contractions tuned")
     return 0
 

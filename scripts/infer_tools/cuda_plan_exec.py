@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .engine_format import DTYPES, read_engine
+from .kernel_plan import strategy
 
 
 def run(path: Path, inputs: dict[str, np.ndarray], profile: bool = False,
@@ -110,13 +111,6 @@ def emulate(path: Path, kernels: Path, inputs: dict[str, np.ndarray],
     return {t["name"]: b for t, b in zip(metadata["outputs"], buffers["output"])}
 
 
-def strategy(launch: dict) -> str:
-    """How the kernel maps its op onto threads (the plan's informational
-    `strategy`; engines older than it only say whether it is a tensor-core
-    kernel)."""
-    return launch.get("strategy") or ("tensor_cores" if launch.get("tensor_cores") else "simt")
-
-
 def print_profile(path: Path, plan: dict, ms: list[float], profile_dir: Path | None) -> None:
     """Each launch timed alone (events around it): the largest, and the
     time per strategy (tensor cores, block reductions, vector, SIMT...);
@@ -124,8 +118,8 @@ def print_profile(path: Path, plan: dict, ms: list[float], profile_dir: Path | N
     launches = plan["launches"]
     if profile_dir:
         profile_dir.mkdir(parents=True, exist_ok=True)
-        rows = [{"kernel": l["kernel"], "strategy": strategy(l), "config": l.get("config", ""),
-                 "contraction": l.get("contraction", ""), "grid": l["grid"][0],
+        rows = [{"kernel": l["kernel"], "strategy": strategy(l), "tile": l.get("tile"),
+                 "contraction": l.get("contraction"), "grid": l["grid"][0],
                  "block": l["block"][0], "nodes": l["nodes"], "ms": t}
                 for t, l in zip(ms, launches)]
         (profile_dir / f"{path.stem}.profile.json").write_text(json.dumps(rows, indent=1))

@@ -29,6 +29,7 @@ from onnx import helper, numpy_helper, parser
 
 from infer_cpu import INFER_OPT, REPO
 from infer_tools.cuda_plan_exec import emulate
+from infer_tools.kernel_plan import describe_contraction
 from infer_tools.engine_format import read_engine
 
 INPUTS = REPO / "test/Codegen/CUDA/Inputs"
@@ -252,7 +253,7 @@ def test_emulated_wmma_matches_onnxruntime(tmp_path, name):
                                                        ("--cuda-tile-plan=mma=wmma",))
     plan = read_engine(tmp_path / f"{name}.engine").plan
     staged = [l for l in plan["launches"] if l["strategy"] == "staged_tiles"]
-    assert staged and all(l["config"].endswith(",mma=wmma") for l in staged), strategies
+    assert staged and all(l["tile"]["mma"] == "wmma" for l in staged), strategies
     for want, got in zip(expected, actual):
         assert_close(got, want)
 
@@ -727,7 +728,7 @@ def test_head_transposes_of_grown_attention_are_read_through(tmp_path, batch):
     assert sorted(launches[1][1]) == ["MatMul_k", "MatMul_q", "MatMul_v"], launches
     assert ["MatMul_c", "Transpose_ct"] in [n for _, n in launches], launches
     if batch == 2:  # Staged tiles then, whose launches record their contraction.
-        projections = [l.get("contraction") for l in plan["launches"]
+        projections = [describe_contraction(l.get("contraction")) for l in plan["launches"]
                        if {"MatMul_q", "MatMul_o"} & set(l["nodes"])]
         assert projections == ["batch=1,m=96,n=192,k=64,a=row,b=row",
                                "batch=1,m=96,n=64,k=64,a=row,b=row"], projections

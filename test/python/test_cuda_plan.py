@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from infer_cpu import INFER_OPT, REPO
-from infer_tools.cuda_plan_exec import strategy
+from infer_tools.kernel_plan import strategy
 from infer_tools.engine_format import read_engine
 
 STRATEGIES = {"tensor_cores", "staged_tiles", "block_reduction", "rows", "vector", "simt",
@@ -66,6 +66,10 @@ def test_staged_tiles_are_named(tmp_path, flags):
     launches = compile_engine(tmp_path, model, "a:128x96", *flags)
     staged = [l for l in launches if strategy(l) == "staged_tiles"]
     assert len(staged) == 1 and staged[0]["tensor_cores"]
+    # Its plan and the contraction it was planned for, as typed objects.
+    assert set(staged[0]["tile"]) == {"warp", "step", "stages", "groups", "mma"}
+    assert staged[0]["contraction"] == {"batch": 1, "m": 128, "n": 256, "k": 96, "a": "row",
+                                        "b": "row"}
     assert "tensor_cores" not in {strategy(l) for l in launches}
     launches = compile_engine(tmp_path, model, "a:128x96", "--no-cuda-stage-tiles")
     assert [strategy(l) for l in launches] == ["tensor_cores"]

@@ -113,19 +113,24 @@ args = ap.parse_args()
 d = pathlib.Path(args.profile_dir); d.mkdir(parents=True, exist_ok=True)
 plan = d.name if d.name.startswith('warp') else 'warp=1x1'
 ms = {'warp=4x4': 0.5, 'warp=2x2': 0.99}.get(plan, 1.0)
-key = 'batch=8,m=1024,n=768,k=768,a=row,b=col'
+warp = [int(side) for side in plan[len('warp='):].split('x')]
+key = {'batch': 8, 'm': 1024, 'n': 768, 'k': 768, 'a': 'row', 'b': 'col'}
 (d / 'm-b8.profile.json').write_text(json.dumps([
-    {'kernel': 'kernel_0', 'strategy': 'staged_tiles', 'ms': ms, 'config': plan + ',step=16',
+    {'kernel': 'kernel_0', 'strategy': 'staged_tiles', 'ms': ms, 'tile': {'warp': warp, 'step': 16},
      'contraction': key},
-    {'kernel': 'kernel_1', 'strategy': 'rows', 'ms': 0.25},
+    {'kernel': 'kernel_1', 'strategy': 'rows', 'ms': 0.25, 'tile': None, 'contraction': None},
     {'kernel': 'kernel_2', 'strategy': 'staged_tiles', 'ms': 1.0 if plan == 'warp=1x1' else 0.985,
-     'config': plan + ',step=32', 'contraction': 'batch=8,m=1024,n=64,k=64,a=row,b=row'}]))
+     'tile': {'warp': warp, 'step': 32},
+     'contraction': {'batch': 8, 'm': 1024, 'n': 64, 'k': 64, 'a': 'row', 'b': 'row'}}]))
 """
 
 
 def test_sweep_tables_each_plan_against_the_heuristic(tmp_path):
     repo, env = fake_repo(tmp_path)
     shutil.copy(REPO / "scripts" / "bench" / "sweep.py", repo / "scripts" / "bench")
+    (repo / "scripts" / "infer_tools").mkdir()
+    for module in ("__init__.py", "kernel_plan.py"):
+        shutil.copy(REPO / "scripts" / "infer_tools" / module, repo / "scripts" / "infer_tools")
     (repo / "scripts" / "cuda_plan_exec.py").write_text(PROFILER)
     carry = repo / "build-carry"
     for d in ("models-b8", "models-sweep/warp=4x4", "models-sweep/warp=2x2"):
@@ -148,7 +153,9 @@ def test_sweep_tables_each_plan_against_the_heuristic(tmp_path):
     # gets warp=4x4's plan, kernel_2's none (1.5% faster is within the margin).
     with tarfile.open(out / "results.tar.gz") as archive:
         tuned = json.load(archive.extractfile(f"./tuned-plans-{day}.json"))
-    assert tuned["plans"] == {"batch=8,m=1024,n=768,k=768,a=row,b=col": "warp=4x4,step=16"}
+    assert tuned["plans"] == [{
+        "contraction": {"batch": 8, "m": 1024, "n": 768, "k": 768, "a": "row", "b": "col"},
+        "plan": {"warp": [4, 4], "step": 16}}]
     assert tuned["timings_ms"]["batch=8,m=1024,n=64,k=64,a=row,b=row"] == {
         "heuristic": 1.0, "warp=2x2": 0.985, "warp=4x4": 0.985}
 

@@ -26,6 +26,7 @@ import pytest
 
 from infer_cpu import INFER_OPT, REPO
 from infer_tools.gpu_emulator import EmulationError, Emulator, run_launches
+from infer_tools.kernel_plan import tiles_in_mlir
 
 
 def contraction(dims: str, maps: tuple[str, str, str], iterators: str, types: tuple[str, str, str],
@@ -266,13 +267,13 @@ def check_kernels(generic: str, name: str, kernel: str, every_launch: bool) -> N
     for staged tiles), and a staged kernel multiplies as its plan says."""
     stage, plan = KERNELS[kernel]
     staged = stage and name not in WARP_TILES_ONLY
-    strategies = re.findall(r'strategy = "(\w+)"', generic)
+    strategies = re.findall(r"#plan\.launch<[^>]*?strategy = (\w+)", generic)
     want = "staged_tiles" if staged else "tensor_cores"
     assert (strategies if every_launch else set(strategies)) == \
         ([want] if every_launch else {want}), strategies
     if staged:
         mma = "wmma" if plan == "mma=wmma" else "sync"
-        assert all(c.endswith(f",mma={mma}") for c in re.findall(r'config = "([^"]*)"', generic))
+        assert set(re.findall(r"tile = <[^>]*mma = (\w+)>", generic)) == {mma}
         assert ('"nvgpu.mma.sync"' in generic) == (mma == "sync")
         assert ('"gpu.subgroup_mma_compute"' in generic) == (mma == "wmma")
 
@@ -356,7 +357,7 @@ FORCED_PLANS = [(f"{plan},mma={mma}", name, fuse)
                               for plan, name, fuse in FORCED_PLANS])
 def test_forced_plan_matches_numpy(tmp_path, plan, name, fuse):
     generic, _ = run_case(tmp_path, name, stage=True, fuse=fuse, plan=plan)
-    assert re.findall(r'config = "([^"]*)"', generic) == [plan]
+    assert tiles_in_mlir(generic) == [plan]
 
 
 @pytest.mark.parametrize("plan,why", [
@@ -370,8 +371,8 @@ def test_a_plan_that_does_not_suit_falls_back_to_the_heuristic(tmp_path, plan, w
     text = CASES["matmul" if why == "shared memory" else "rows_past_m"][0]
     forced = compile_kernels(tmp_path, text, stage=True, plan=plan)
     heuristic = compile_kernels(tmp_path, text, stage=True)
-    found = re.findall(r'config = "([^"]*)"', forced)
-    assert found == re.findall(r'config = "([^"]*)"', heuristic)
+    found = tiles_in_mlir(forced)
+    assert found == tiles_in_mlir(heuristic)
     assert not found[0].startswith("warp=4x4")
 
 
@@ -405,8 +406,8 @@ def test_a_plan_that_does_not_suit_keeps_its_mma(tmp_path):
     text = CASES["rows_past_m"][0]
     forced = compile_kernels(tmp_path, text, stage=True, plan="warp=4x4,mma=wmma")
     heuristic = compile_kernels(tmp_path, text, stage=True)
-    [found] = re.findall(r'config = "([^"]*)"', forced)
-    [default] = re.findall(r'config = "([^"]*)"', heuristic)
+    [found] = tiles_in_mlir(forced)
+    [default] = tiles_in_mlir(heuristic)
     assert default.endswith(",mma=sync")
     assert found == default.replace(",mma=sync", ",mma=wmma")
 
@@ -419,7 +420,7 @@ def test_a_malformed_plan_is_an_error(tmp_path):
          "--infer-cuda-map-to-gpu=stage-tiles=true tile-plan=warp=3x2"],
         capture_output=True, text=True)
     assert result.returncode != 0
-    assert "tile-plan: 'warp=3x2': warp=MxN is the fragments of 16x16" in result.stderr
+    assert "tile-plan option: 'warp=3x2': warp=MxN is the fragments of 16x16" in result.stderr
 
 
 def assert_refused_without(generic: str, shapes, op: str, count: int, match: str) -> None:

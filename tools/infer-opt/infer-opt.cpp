@@ -21,6 +21,8 @@
 #include "infer-opt/Codegen/Common/Passes.h"
 #include "infer-opt/Conversion/Passes.h"
 #include "infer-opt/Import/ONNX/ONNXImporter.h"
+#include "infer-opt/Pipelines/Pipelines.h"
+#include "infer-opt/Target/Engine/EngineReader.h"
 #include "infer-opt/Target/Engine/EngineWriter.h"
 #include "inferrt/engine_format.h"
 
@@ -116,28 +118,6 @@ void registerEverything(DialectRegistry &registry) {
                   arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
                   tensor::TensorDialect>();
   infer::registerCUDACodegenDialects(registry);
-}
-
-/// `--target`: "cpu", or "cuda:sm_80,sm_90" (architectures into `archs`).
-/// Returns an error message, empty if fine.
-std::string parseTarget(const std::string &target, std::vector<std::string> &archs) {
-  if (target == "cpu")
-    return "";
-  StringRef rest(target);
-  if (!rest.consume_front("cuda:"))
-    return "unknown --target '" + target + "': use cpu, or cuda:ARCH[,ARCH...] such as "
-                                           "cuda:sm_80,sm_90";
-  SmallVector<StringRef> names;
-  rest.split(names, ',');
-  for (StringRef name : names) {
-    std::string arch = name.trim().str();
-    std::string error = infer::checkCUDAArch(arch);
-    if (!error.empty())
-      return "--target: " + error;
-    if (!llvm::is_contained(archs, arch))
-      archs.push_back(arch);
-  }
-  return "";
 }
 
 /// Prints diagnostics of the ONNX path: "infer-opt: error: <where><message>".
@@ -258,58 +238,6 @@ bool writeOutput(const std::string &path, llvm::function_ref<void(raw_ostream &)
   return true;
 }
 
-/// Links `object` into a shared object at `path` (atomically, like
-/// writeOutput).
-int writeSharedObject(const std::string &object, const std::string &path);
-
-/// Links `object` into a shared object and returns its bytes.
-FailureOr<std::string> linkToBytes(const std::string &object) {
-  SmallString<256> soPath;
-  if (llvm::sys::fs::createTemporaryFile("infer-opt", "so", soPath)) {
-    llvm::errs() << "infer-opt: error: cannot create a temporary file\n";
-    return failure();
-  }
-  llvm::FileRemover removeSo(soPath);
-  if (writeSharedObject(object, std::string(soPath)) != kExitOk)
-    return failure();
-  auto buffer = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
-  if (!buffer) {
-    llvm::errs() << "infer-opt: error: cannot read the linked kernels\n";
-    return failure();
-  }
-  return (*buffer)->getBuffer().str();
-}
-
-int writeSharedObject(const std::string &object, const std::string &path) {
-  SmallString<256> objectPath;
-  if (llvm::sys::fs::createTemporaryFile("infer-opt", "o", objectPath)) {
-    llvm::errs() << "infer-opt: error: cannot create a temporary object file\n";
-    return kExitInternal;
-  }
-  llvm::FileRemover removeObject(objectPath);
-  if (!writeOutput(std::string(objectPath), [&](raw_ostream &os) { os << object; }))
-    return kExitInternal;
-  SmallString<256> tempPath;
-  int tempFd;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", tempFd, tempPath)) {
-    llvm::errs() << "infer-opt: error: cannot write '" << path << "'\n";
-    return kExitBadInput;
-  }
-  ::close(tempFd);
-  std::string temp(tempPath);
-  llvm::FileRemover removeTemp(temp);
-  std::string error = infer::linkSharedObject(std::string(objectPath), temp);
-  if (!error.empty()) {
-    llvm::errs() << "infer-opt: error: " << error << "\n";
-    return kExitInternal;
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    llvm::errs() << "infer-opt: error: cannot write '" << path << "': " << ec.message() << "\n";
-    return kExitBadInput;
-  }
-  return kExitOk;
-}
-
 /// One paragraph on the plan: kernels, ONNX nodes, weights, arena.
 void printPlanSummary(StringRef text) {
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
@@ -348,7 +276,7 @@ void printPlanSummary(StringRef text) {
 }
 
 /// `infer-opt --inspect model.engine`: a readable summary of an engine,
-/// after checking its header and every section's checksum.
+/// every section's checksum checked, and what makes it unsound if anything.
 int inspectEngine(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer) {
@@ -357,53 +285,34 @@ int inspectEngine(const std::string &path) {
     return kExitBadInput;
   }
   StringRef file = (*buffer)->getBuffer();
-  inferrt_engine_header header;
-  if (file.size() < sizeof(header) || file.substr(0, 8) != INFERRT_ENGINE_MAGIC) {
-    llvm::errs() << "infer-opt: error: '" << path << "' is not an infer-opt engine\n";
+  inferrt::EngineLayout layout;
+  std::string problem = inferrt::readEngineLayout(std::string_view(file.data(), file.size()),
+                                                  path, layout);
+  if (!layout.tableRead) {
+    llvm::errs() << "infer-opt: error: " << problem << "\n";
     return kExitBadInput;
   }
-  std::memcpy(&header, file.data(), sizeof(header));
-  size_t tableBytes = sizeof(inferrt_section_entry) * header.sectionCount;
-  if (header.sectionCount > INFERRT_MAX_SECTIONS || file.size() < sizeof(header) + tableBytes) {
-    llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt section table\n";
-    return kExitBadInput;
-  }
-  {
-    inferrt_engine_header zeroed = header;
-    zeroed.headerCrc = 0;
-    uint32_t crc = inferrt_crc32(0, &zeroed, sizeof(zeroed));
-    crc = inferrt_crc32(crc, file.data() + sizeof(header), tableBytes);
-    if (crc != header.headerCrc) {
-      llvm::errs() << "infer-opt: error: '" << path << "' has a corrupt header (checksum mismatch)\n";
-      return kExitBadInput;
-    }
-  }
+  const inferrt_engine_header &header = layout.header;
   llvm::outs() << "engine " << path << "\n  format " << header.formatMajor << "."
-               << header.formatMinor << ", target "
-               << StringRef(header.target, strnlen(header.target, sizeof(header.target)))
-               << ", " << file.size() << " bytes (header says " << header.fileSize << ")\n";
+               << header.formatMinor << ", target " << layout.target << ", " << file.size()
+               << " bytes (header says " << header.fileSize << ")\n";
   static const char *kinds[] = {"?", "metadata", "kernels", "weights", "plan"};
-  bool intact = header.fileSize == file.size();
-  StringRef metadata, plan;
-  for (unsigned i = 0; i < header.sectionCount; ++i) {
-    inferrt_section_entry entry;
-    std::memcpy(&entry, file.data() + sizeof(header) + i * sizeof(entry), sizeof(entry));
-    bool inside = entry.offset <= file.size() && entry.size <= file.size() - entry.offset;
-    bool ok = inside && inferrt_crc32(0, file.data() + entry.offset, entry.size) == entry.crc;
-    intact &= ok;
+  for (auto [entry, intact] : llvm::zip(layout.table, layout.sectionIntact))
     llvm::outs() << "  section " << (entry.kind < 5 ? kinds[entry.kind] : "?") << ": offset "
                  << entry.offset << ", " << entry.size << " bytes, checksum "
-                 << (ok ? "ok" : "BAD") << "\n";
-    if (ok && entry.kind == INFERRT_SECTION_METADATA)
-      metadata = file.substr(entry.offset, entry.size);
-    if (ok && entry.kind == INFERRT_SECTION_PLAN)
-      plan = file.substr(entry.offset, entry.size);
-  }
+                 << (intact ? "ok" : "BAD") << "\n";
+  StringRef plan(layout.sections[INFERRT_SECTION_PLAN].data(),
+                 layout.sections[INFERRT_SECTION_PLAN].size());
+  StringRef metadata(layout.sections[INFERRT_SECTION_METADATA].data(),
+                     layout.sections[INFERRT_SECTION_METADATA].size());
   if (!plan.empty())
     printPlanSummary(plan);
   if (!metadata.empty())
     llvm::outs() << "  metadata:\n" << metadata << "\n";
-  return intact ? kExitOk : kExitBadInput;
+  if (problem.empty())
+    return kExitOk;
+  llvm::errs() << "infer-opt: error: " << problem << "\n";
+  return kExitBadInput;
 }
 
 /// `--dump-kernels DIR`: the PTX, each architecture's cubin and ptxas
@@ -439,48 +348,6 @@ bool dumpKernels(const std::string &dir, const infer::CUDAArtifacts &a) {
   return ok && write("launches.txt", launches);
 }
 
-/// `--target=cuda:...`: PTX and cubins instead of x86-64 code.
-int compileCUDA(const Options &opts, ModuleOp module, infer::EngineDescription &engine,
-                const std::vector<std::string> &archs) {
-  infer::CUDACodegenOptions options;
-  options.archs = archs;
-  options.allowTF32 = opts.allowTF32;
-  options.stageTiles = opts.stageTiles;
-  options.tilePlan = opts.tilePlan;
-  options.tunedPlans = opts.tunedPlans;
-  options.keepKernelsMLIR = !opts.dumpKernels.empty();
-  options.printIRAfterAll = opts.printIRAfterAll;
-  std::string error;
-  options.ptxas = infer::findPtxas(error);
-  if (options.ptxas.empty()) {
-    llvm::errs() << "infer-opt: error: " << error << "\n";
-    return kExitBadInput;
-  }
-  infer::CUDAArtifacts artifacts;
-  if (failed(infer::compileForCUDA(module, options, artifacts)))
-    return kExitInternal;
-  if (opts.report)
-    printReport(artifacts, opts.output == "-" ? llvm::errs() : llvm::outs());
-  if (!opts.dumpKernels.empty() && !dumpKernels(opts.dumpKernels, artifacts))
-    return kExitBadInput;
-  engine.target = "cuda";
-  engine.cudaArchs = archs;
-  engine.tf32 = opts.allowTF32;
-  engine.arena = {artifacts.arenaBytes, artifacts.arenaLowerBound, artifacts.arenaNoReuse,
-                  artifacts.arenaBuffers};
-  for (const auto &w : artifacts.weights)
-    engine.weights.push_back({infer::dtypeName(w.elementType), w.shape, w.bytes});
-  for (auto &[arch, cubin] : artifacts.cubins)
-    engine.modules.push_back({"cubin", arch, std::move(cubin)});
-  engine.modules.push_back({"ptx", artifacts.ptxArch, artifacts.ptx});
-  engine.kernelNodes = std::move(artifacts.kernelNodes);
-  engine.launches = std::move(artifacts.launches);
-  if (opts.emit != "engine")
-    return kExitOk;
-  std::string bytes = infer::serializeEngine(engine);
-  return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk : kExitBadInput;
-}
-
 /// The SHA-256 of a file's bytes, in hex; empty if it cannot be read.
 std::string fileDigest(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
@@ -499,8 +366,9 @@ std::string fileDigest(const std::string &path) {
 /// the same engine bytes, wherever the files are.
 std::vector<std::string> semanticFlags(const Options &opts,
                                        const std::map<std::string, std::vector<int64_t>> &shapes,
-                                       bool cuda) {
-  std::vector<std::string> flags = {"--target=" + opts.target};
+                                       const infer::CompileTarget &target) {
+  bool cuda = target.isCUDA();
+  std::vector<std::string> flags = {"--target=" + infer::describe(target)};
   for (const auto &[name, dims] : shapes) {
     std::string flag = "--input-shape=" + name + ":";
     for (size_t i = 0; i < dims.size(); ++i)
@@ -540,12 +408,13 @@ int runONNX(Options opts) {
       return kExitBadInput;
     }
   }
-  std::vector<std::string> cudaArchs;
-  std::string targetError = parseTarget(opts.target, cudaArchs);
+  infer::CompileOptions compile;
+  std::string targetError = infer::parseCompileTarget(opts.target, compile.target);
   if (!targetError.empty()) {
-    llvm::errs() << "infer-opt: error: " << targetError << "\n";
+    llvm::errs() << "infer-opt: error: --target: " << targetError << "\n";
     return kExitBadInput;
   }
+  const std::vector<std::string> &cudaArchs = compile.target.cudaArchs;
   if (!cudaArchs.empty() && opts.emit != "engine" && opts.emit != "infer" && opts.emit != "linalg") {
     llvm::errs() << "infer-opt: error: --emit=" << opts.emit
                  << " is a CPU output; with --target=cuda use --emit=engine (and --dump-kernels "
@@ -565,7 +434,7 @@ int runONNX(Options opts) {
   // cp.async and TF32 tensor cores are sm_80's and newer's, and the kernels
   // are made once, for the lowest architecture of the list.
   auto preAmpere = llvm::find_if(cudaArchs, [](const std::string &arch) {
-    return std::stoi(arch.substr(3)) < 80; // parseTarget checked "sm_N".
+    return infer::cudaArchNumber(arch) < 80;
   });
   if (preAmpere != cudaArchs.end() && opts.stageTilesAsked) {
     llvm::errs() << "infer-opt: error: --cuda-stage-tiles copies tiles with cp.async, which "
@@ -587,9 +456,8 @@ int runONNX(Options opts) {
     opts.allowTF32 = false;
   }
   // Tiles staged in shared memory by default where they can be (TF32 on an
-  // sm_80 or newer list): on an H100 they beat the warps' direct fragment
-  // loads on every large model timed, the small ones within noise
-  // (docs/benchmarks/gpu-2026-11-26.md).
+  // sm_80 or newer list): the warps of a block share their loads instead
+  // of each fetching its fragments from global memory.
   opts.stageTiles = opts.stageTiles && !cudaArchs.empty() && opts.allowTF32;
   if (opts.tilePlanGiven) {
     std::string error = infer::parseTilePlanChoice(opts.tilePlanText, opts.tilePlan);
@@ -651,39 +519,34 @@ int runONNX(Options opts) {
     return imported.internalError ? kExitInternal : kExitBadInput;
   OwningOpRef<ModuleOp> module = std::move(imported.module);
 
-  if (!opts.noSimplify) {
+  compile.target.cpu = opts.cpu;
+  compile.precision = opts.allowTF32 ? infer::Precision::TF32 : infer::Precision::FP32;
+  compile.simplify = !opts.noSimplify;
+  compile.stageTiles = opts.stageTiles;
+  compile.tilePlan = opts.tilePlan;
+  compile.tunedPlans = opts.tunedPlans;
+  compile.cudaLayoutsOnCPU = opts.cudaLayoutsOnCPU;
+  auto run = [&](llvm::function_ref<void(OpPassManager &)> build) {
     PassManager pm(&context);
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    if (failed(pm.run(*module))) {
-      llvm::errs() << "infer-opt: error: internal: simplification failed\n";
-      return kExitInternal;
-    }
+    build(pm);
+    return pm.run(*module);
+  };
+  if (compile.simplify && failed(run(infer::buildSimplifyPipeline))) {
+    llvm::errs() << "infer-opt: error: internal: simplification failed\n";
+    return kExitInternal;
   }
   // Read while the ops are still ONNX nodes (initializers are constants).
   std::vector<std::string> nodes = computedNodes(*module);
-  if (opts.emit != "infer") {
-    // A failure here names the op that cannot be lowered yet: an
-    // unsupported model feature, reported as bad input.
-    PassManager pm(&context);
-    pm.addPass(infer::createConvertInferToLinalg());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    if (failed(pm.run(*module)))
-      return kExitBadInput;
+  // A failure here names the op that cannot be lowered yet: an unsupported
+  // model feature, reported as bad input.
+  if (opts.emit != "infer" && failed(run(infer::buildToLinalgPipeline)))
+    return kExitBadInput;
+  if (opts.cudaLayoutsOnCPU &&
+      failed(run([](OpPassManager &pm) { infer::addCUDATensorRewrites(pm, {}); }))) {
+    llvm::errs() << "infer-opt: error: internal: the CUDA layout passes failed\n";
+    return kExitInternal;
   }
-  if (opts.cudaLayoutsOnCPU) {
-    // The tensor program the CUDA kernels are made from, for the CPU to run:
-    // its rewrites checked against ONNX Runtime on machines without a GPU.
-    PassManager pm(&context);
-    infer::addCUDATensorRewrites(pm, infer::CUDACodegenOptions());
-    if (failed(pm.run(*module))) {
-      llvm::errs() << "infer-opt: error: internal: the CUDA layout passes failed\n";
-      return kExitInternal;
-    }
-  }
-  infer::CPUCodegenOptions cpuOptions;
-  cpuOptions.cpu = opts.cpu;
+  infer::CPUCodegenOptions cpuOptions = infer::cpuCodegenOptions(compile);
   cpuOptions.printIRAfterAll = opts.printIRAfterAll;
   if (binary && cudaArchs.empty() && !cpuOptions.threads)
     llvm::errs() << "infer-opt: warning: no OpenMP runtime (libomp.so.5) found: the kernels will "
@@ -695,48 +558,63 @@ int runONNX(Options opts) {
     if (failed(infer::describeSignature(*module, engine)))
       return kExitBadInput;
     engine.compilerVersion = INFER_VERSION;
-    engine.flags = semanticFlags(opts, importOptions.inputShapes, !cudaArchs.empty());
+    engine.flags = semanticFlags(opts, importOptions.inputShapes, compile.target);
     engine.modelSha256 = fileDigest(opts.input);
     engine.nodes = std::move(nodes);
   }
-  if (!cudaArchs.empty() && opts.emit == "engine")
-    return compileCUDA(opts, *module, engine, cudaArchs);
-  if (opts.emit == "llvm" || opts.emit == "obj" || opts.emit == "shared-lib" ||
-      opts.emit == "engine") {
-    infer::CodegenArtifacts artifacts;
+  auto writeBytes = [&](const std::string &bytes) {
+    return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk
+                                                                           : kExitBadInput;
+  };
+  if (!cudaArchs.empty() && opts.emit == "engine") {
+    infer::CUDACodegenOptions options = infer::cudaCodegenOptions(compile);
+    options.keepKernelsMLIR = !opts.dumpKernels.empty();
+    options.printIRAfterAll = opts.printIRAfterAll;
+    std::string error;
+    options.ptxas = infer::findPtxas(error);
+    if (options.ptxas.empty()) {
+      llvm::errs() << "infer-opt: error: " << error << "\n";
+      return kExitBadInput;
+    }
+    infer::CUDAArtifacts artifacts;
+    if (failed(infer::compileForCUDA(*module, options, artifacts)))
+      return kExitInternal;
+    if (opts.report)
+      printReport(artifacts, opts.output == "-" ? llvm::errs() : llvm::outs());
+    if (!opts.dumpKernels.empty() && !dumpKernels(opts.dumpKernels, artifacts))
+      return kExitBadInput;
+    infer::addCUDAKernels(engine, std::move(artifacts), options.allowTF32);
+    return writeBytes(infer::serializeEngine(engine));
+  }
+  infer::CodegenArtifacts artifacts;
+  if (opts.emit == "llvm" || binary) {
     if (failed(infer::lowerToLLVMDialect(*module, cpuOptions, &artifacts))) {
       llvm::errs() << "infer-opt: error: internal: lowering to the LLVM dialect failed\n";
       return kExitInternal;
     }
     if (opts.report)
       printReport(artifacts, opts.output == "-" ? llvm::errs() : llvm::outs());
-    engine.arena = {artifacts.arenaBytes, artifacts.arenaLowerBound, artifacts.arenaNoReuse,
-                    artifacts.arenaBuffers};
-    for (const auto &w : artifacts.weights)
-      engine.weights.push_back({infer::dtypeName(w.elementType), w.shape, w.bytes});
-    engine.kernelNodes = artifacts.kernelNodes;
   } else if (opts.report) {
     llvm::errs() << "infer-opt: error: --report needs code generation "
                     "(--emit=llvm, obj, shared-lib or engine)\n";
     return kExitBadInput;
   }
-  if (opts.emit == "obj" || opts.emit == "shared-lib" || opts.emit == "engine") {
+  if (binary) {
     FailureOr<std::string> object = infer::emitObjectFile(*module, cpuOptions);
     if (failed(object))
       return kExitInternal;
-    if (opts.emit == "engine") {
-      FailureOr<std::string> kernels = linkToBytes(*object);
-      if (failed(kernels))
-        return kExitInternal;
-      engine.kernels = std::move(*kernels);
-      std::string bytes = infer::serializeEngine(engine);
-      return writeOutput(opts.output, [&](raw_ostream &os) { os << bytes; }) ? kExitOk
-                                                                             : kExitBadInput;
-    }
     if (opts.emit == "obj")
-      return writeOutput(opts.output, [&](raw_ostream &os) { os << *object; }) ? kExitOk
-                                                                               : kExitBadInput;
-    return writeSharedObject(*object, opts.output);
+      return writeBytes(*object);
+    std::string error;
+    FailureOr<std::string> sharedObject = infer::linkSharedObjectBytes(*object, error);
+    if (failed(sharedObject)) {
+      llvm::errs() << "infer-opt: error: " << error << "\n";
+      return kExitInternal;
+    }
+    if (opts.emit == "shared-lib")
+      return writeBytes(*sharedObject);
+    infer::addCPUKernels(engine, artifacts, std::move(*sharedObject));
+    return writeBytes(infer::serializeEngine(engine));
   }
 
   OpPrintingFlags flags;
@@ -766,6 +644,7 @@ int main(int argc, char **argv) {
     infer::registerInferCodegenCommonPasses();
     infer::registerInferCodegenCPUPasses();
     infer::registerInferCodegenCUDAPasses();
+    infer::registerInferPipelines();
     return failed(MlirOptMain(argc, argv, "infer-opt (MLIR mode)", registry)) ? kExitBadInput
                                                                               : kExitOk;
   }

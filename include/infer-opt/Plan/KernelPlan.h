@@ -12,9 +12,9 @@
 #define INFER_OPT_PLAN_KERNELPLAN_H
 
 #include "Plan/PlanDialect.h"
+#include "infer-opt/Support/TextOptionParser.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
 
 #include <map>
@@ -135,29 +135,40 @@ KernelLaunch fromAttr(plan::LaunchAttr attr);
 // Pass options of these types (their text forms)
 //===----------------------------------------------------------------------===//
 
+namespace mlir::infer {
+struct TilePlanChoiceText {
+  static std::string parse(llvm::StringRef text, TilePlanChoice &value) {
+    return parseTilePlanChoice(text, value);
+  }
+  static void print(llvm::raw_ostream &os, const TilePlanChoice &value) { os << describe(value); }
+};
+/// The text of a tuned-plans option is the file's path; parsing reads it.
+struct TunedTilePlansText {
+  static std::string parse(llvm::StringRef text, TunedTilePlans &value) {
+    return readTunedTilePlans(text, value);
+  }
+  static void print(llvm::raw_ostream &os, const TunedTilePlans &value) { os << value.source; }
+};
+} // namespace mlir::infer
+
 namespace llvm::cl {
 
 template <>
-class parser<mlir::infer::TilePlanChoice> : public basic_parser<mlir::infer::TilePlanChoice> {
+class parser<mlir::infer::TilePlanChoice>
+    : public mlir::infer::TextOptionParser<mlir::infer::TilePlanChoice,
+                                           mlir::infer::TilePlanChoiceText> {
 public:
-  parser(Option &option) : basic_parser(option) {}
-  bool parse(Option &option, StringRef name, StringRef arg, mlir::infer::TilePlanChoice &value);
+  using TextOptionParser::TextOptionParser;
   StringRef getValueName() const override { return "tile plan"; }
-  static void print(raw_ostream &os, const mlir::infer::TilePlanChoice &value);
-  void printOptionDiff(const Option &option, const mlir::infer::TilePlanChoice &value,
-                       const OptionValue<mlir::infer::TilePlanChoice> &, size_t width) const;
 };
 
-/// The value is a tuned-plans file's path; parsing reads the file.
 template <>
-class parser<mlir::infer::TunedTilePlans> : public basic_parser<mlir::infer::TunedTilePlans> {
+class parser<mlir::infer::TunedTilePlans>
+    : public mlir::infer::TextOptionParser<mlir::infer::TunedTilePlans,
+                                           mlir::infer::TunedTilePlansText> {
 public:
-  parser(Option &option) : basic_parser(option) {}
-  bool parse(Option &option, StringRef name, StringRef arg, mlir::infer::TunedTilePlans &value);
+  using TextOptionParser::TextOptionParser;
   StringRef getValueName() const override { return "tuned-plans file"; }
-  static void print(raw_ostream &os, const mlir::infer::TunedTilePlans &value);
-  void printOptionDiff(const Option &option, const mlir::infer::TunedTilePlans &value,
-                       const OptionValue<mlir::infer::TunedTilePlans> &, size_t width) const;
 };
 
 } // namespace llvm::cl

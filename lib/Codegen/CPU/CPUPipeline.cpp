@@ -1,8 +1,9 @@
 //===- CPUPipeline.cpp - bufferize and lower linalg to the LLVM dialect ---===//
 //
-// Upstream passes only, in the order the stock mlir-opt pipeline uses them.
-// Loops are scalar for now: tiling and vectorization come with the CPU
-// performance work.
+// The shared front half (Common), tiling and vectorization
+// (TileAndVectorize.cpp), then upstream's lowerings to the LLVM dialect in
+// the order the stock mlir-opt pipeline uses them; the model's function
+// becomes @inferrt_main behind the runtime's entry (EntryPoints.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,7 @@ using namespace mlir;
 using namespace mlir::infer;
 
 void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOptions &options) {
+  pm.addPass(createPrepareEntryPass());
   if (options.fuse)
     pm.addPass(createFuseElementwisePass());
   if (options.vectorize) {
@@ -84,7 +86,7 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(arith::createArithExpandOpsPass(expand));
   // Fully unrolled: the default lowering of n-D transfers goes through a
   // stack buffer, allocated where the transfer is, inside the kernel's
-  // loops, so the stack grew with every iteration (ViT-B/16 overflowed 8 MiB).
+  // loops, so the stack would grow with every iteration until it overflows.
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -102,54 +104,11 @@ void mlir::infer::buildCPUCodegenPipeline(OpPassManager &pm, const CPUCodegenOpt
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-}
-
-/// Adds `void inferrt_entry(void **descriptors)`: one fixed signature the
-/// runtime can call for any model, forwarding the array of memref
-/// descriptor pointers to `_mlir_ciface_main`.
-static LogicalResult addRuntimeEntry(ModuleOp module) {
-  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_inferrt_main");
-  if (!ciface)
-    return module.emitError("internal: the module has no @main to call");
-  MLIRContext *ctx = module.getContext();
-  Location loc = ciface.getLoc();
-  OpBuilder b(ctx);
-  b.setInsertionPointToEnd(module.getBody());
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
-  auto entry = LLVM::LLVMFuncOp::create(b, loc, "inferrt_entry", type);
-  Block *block = entry.addEntryBlock(b);
-  b.setInsertionPointToStart(block);
-  SmallVector<Value> args;
-  for (unsigned i = 0, e = ciface.getNumArguments(); i < e; ++i) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, block->getArgument(0),
-                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-    args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
-  }
-  LLVM::CallOp::create(b, loc, ciface, args);
-  LLVM::ReturnOp::create(b, loc, ValueRange{});
-  return success();
+  pm.addPass(createAddRuntimeEntryPass());
 }
 
 LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenOptions &options,
                                               CodegenArtifacts *artifacts) {
-  // C wrappers give every function a stable ABI: pointers to memref
-  // descriptors, which the runtime (and tests through ctypes) build.
-  // Never export a symbol named `main`: the program that loads the kernels
-  // has one, and the library's calls would bind to it.
-  if (auto main = module.lookupSymbol<func::FuncOp>("main")) {
-    auto name = StringAttr::get(module.getContext(), "inferrt_main");
-    if (failed(SymbolTable::replaceAllSymbolUses(main, name, module)))
-      return failure();
-    main.setName(name);
-  }
-  module.walk([](func::FuncOp func) {
-    func->setAttr("llvm.emit_c_interface", UnitAttr::get(func.getContext()));
-    // The `infer.*` argument and result names mean nothing to LLVM (it warns
-    // about them); the engine metadata carries them instead.
-    func.setAllArgAttrs(SmallVector<DictionaryAttr>(func.getNumArguments(), DictionaryAttr::get(func.getContext())));
-    func.setAllResultAttrs(SmallVector<DictionaryAttr>(func.getNumResults(), DictionaryAttr::get(func.getContext())));
-  });
   PassManager pm(module.getContext());
   if (options.printIRAfterAll) {
     module.getContext()->disableMultithreading(); // IR printing needs it.
@@ -163,5 +122,5 @@ LogicalResult mlir::infer::lowerToLLVMDialect(ModuleOp module, const CPUCodegenO
   if (failed(pm.run(module)))
     return failure();
   collectArtifacts(module, artifacts);
-  return addRuntimeEntry(module);
+  return success();
 }

@@ -10,6 +10,8 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -120,4 +122,35 @@ std::string mlir::infer::linkSharedObject(const std::string &objectPath,
     return "linking with '" + *cc + "' failed" + (message.empty() ? "" : ": " + message) +
            " (the kernels need libm, and libomp.so.5 when found)";
   return "";
+}
+
+FailureOr<std::string> mlir::infer::linkSharedObjectBytes(const std::string &object,
+                                                          std::string &error) {
+  llvm::SmallString<256> objectPath, soPath;
+  if (llvm::sys::fs::createTemporaryFile("infer-opt", "o", objectPath) ||
+      llvm::sys::fs::createTemporaryFile("infer-opt", "so", soPath)) {
+    error = "cannot create a temporary file to link the kernels";
+    return failure();
+  }
+  llvm::FileRemover removeObject(objectPath), removeSo(soPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec);
+    if (!ec)
+      os << object;
+    if (ec || os.has_error()) {
+      error = "cannot write the kernels' object file to '" + objectPath.str().str() + "'";
+      os.clear_error();
+      return failure();
+    }
+  }
+  error = linkSharedObject(std::string(objectPath), std::string(soPath));
+  if (!error.empty())
+    return failure();
+  auto buffer = llvm::MemoryBuffer::getFile(soPath, /*IsText=*/false);
+  if (!buffer) {
+    error = "cannot read the linked kernels";
+    return failure();
+  }
+  return (*buffer)->getBuffer().str();
 }

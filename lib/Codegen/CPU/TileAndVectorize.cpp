@@ -12,7 +12,7 @@
 //
 // Tile sizes divide the loop ranges, so every tile is static and no masks
 // are needed. Where the best divisor is less than half the wanted tile
-// (GPT-2's 50257 = 29 x 1733 columns, ViT's 197 rows), the op is first split
+// (a vocabulary of 50257 = 29 x 1733 columns, 197 rows), the op is first split
 // along that dim (linalg::splitOp) into a part that full tiles divide and a
 // remainder smaller than one tile, each tiled on its own. Ops the vectorizer
 // cannot take (convolution windows, gathers) are left whole and become
@@ -257,7 +257,7 @@ Operation *tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
 /// The order of a contraction's tile loops (an interchange of its loop
 /// dims), so that its larger input is streamed from memory once: the loop
 /// over the vector dim outermost when the operand read along it (a MatMul's
-/// weight, GPT-2's 154 MB lm_head) is the larger one, so that each of its
+/// weight, a 154 MB lm_head) is the larger one, so that each of its
 /// column panels stays in cache while every row tile of the other operand
 /// passes by. Else (a convolution's weights larger than its im2col input)
 /// the natural order, rows outermost. Empty: the natural order.
@@ -411,7 +411,7 @@ struct LowerVectorsPass : public infer::impl::LowerVectorsPassBase<LowerVectorsP
     vector::populateScalarVectorTransferLoweringPatterns(patterns, /*benefit=*/1,
                                                          /*allowMultipleUses=*/true);
     // erf (GELU) and tanh as f32 polynomials in vector code, instead of one
-    // libm call per lane (erff alone was 3.6% of BERT-base's time).
+    // scalar libm call per lane.
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateTanhPattern(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))

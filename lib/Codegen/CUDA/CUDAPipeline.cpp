@@ -173,11 +173,6 @@ void mlir::infer::buildCUDALoweringPipeline(OpPassManager &pm) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::infer::buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options) {
-  buildCUDAKernelsPipeline(pm, options);
-  buildCUDALoweringPipeline(pm);
-}
-
 /// Moves the launch records of infer-cuda-map-to-gpu into `artifacts`.
 static void collectLaunches(ModuleOp module, CUDAArtifacts &artifacts) {
   auto launches = module->getAttrOfType<ArrayAttr>(plan::kLaunchesAttr);
@@ -248,8 +243,7 @@ LogicalResult mlir::infer::compileForCUDA(ModuleOp module, const CUDACodegenOpti
   // TF32 fragments rounded to nearest, after LLVM's optimizations (RoundTF32.cpp).
   artifacts.ptx = withTF32Rounding(object.getObject());
   // The architectures' cubins are assembled at once: ptxas runs on one
-  // thread, and it is most of a large model's compile (BERT-base at batch 8:
-  // 38 s of ptxas per architecture in 100 s).
+  // thread, and it is most of a large model's compile.
   struct Assembled {
     bool ok = false;
     std::string cubin, log;

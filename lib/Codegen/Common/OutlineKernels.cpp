@@ -4,8 +4,9 @@
 // lowering: every top-level loop nest or linalg op of the entry function
 // becomes a private, never-inlined function (a kernel) that the entry
 // calls. Two reasons:
-//   - LLVM's optimizer is superlinear in function size: BERT-base as one
-//     function took minutes at -O3; a thousand small kernels take seconds.
+//   - LLVM's optimizer is superlinear in function size: a large model as
+//     one function takes minutes at -O3; a thousand small kernels take
+//     seconds.
 //   - Each kernel knows its ONNX nodes (from the op's location: several
 //     when elementwise ops were fused); the module records the mapping
 //     (`infer.kernels`) for the engine's plan.

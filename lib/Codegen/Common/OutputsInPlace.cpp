@@ -3,9 +3,9 @@
 // buffer-results-to-out-params hoists a result's allocation into the
 // caller's buffer only when the function returns that allocation itself.
 // A result returned as a reshape of one (a convolution's [1, C, H*W]
-// output expanded to [1, C, H, W]) was computed in a temporary buffer and
-// then copied out, and a result copied out of a padded home (a CUDA layout)
-// was copied into a temporary and then again into the caller's buffer.
+// output expanded to [1, C, H, W]) would be computed in a temporary buffer
+// and then copied out, and a result copied out of a padded home (a CUDA
+// layout) copied into a temporary and then again into the caller's buffer.
 //
 // infer-outputs-in-place (memrefs, after out-params, before the arena):
 // for each `memref.copy %src, %out` into an output argument, where %src is

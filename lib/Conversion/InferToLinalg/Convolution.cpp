@@ -106,8 +106,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     for (int64_t i = 0; i < spatial; ++i)
       if (w.getDimSize(2 + i) != 1)
         windowDims.push_back(i);
-    // A strided dim without a window (the 1x1 stride-2 projections of
-    // ResNet) reads every s-th input element: take those with one strided
+    // A strided dim without a window (a residual block's 1x1 stride-2
+    // projection) reads every s-th input element: take those with one strided
     // tensor.extract_slice, so the maps stay projected permutations and
     // the convolution stays a contraction the back end vectorizes.
     SmallVector<int64_t> effectiveStrides(strides);
@@ -196,9 +196,8 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
     // The weight without its unit window dims, each merged into the dim
     // before it: [m, c', 1...] -> [m, c'], and a 1x3 window's [m, c', 1, 3]
     // -> [m, c', 3]. Read at a constant 0 instead, its map would be no
-    // projected permutation, and the op no contraction to either back end
-    // (PP-OCR rec's 1x3 convolutions were scalar loops on the CPU and
-    // 2,400 block reductions each on the GPU).
+    // projected permutation, and the op no contraction to either back end:
+    // scalar loops on the CPU, block reductions on the GPU.
     Value weight = op.getWeight();
     SmallVector<ReassociationIndices> weightGroups = {{0}, {1}};
     for (int64_t i = 0; i < spatial; ++i) {
@@ -278,7 +277,7 @@ struct ConvLowering : public OpRewritePattern<ConvOp> {
 
 /// Whether `op`'s windows tile its output: kernel = stride, no pads,
 /// dilations or output padding, one group (the 2x upsampling of U-Nets and
-/// of PP-OCR det's head). Each output element is then one tap of one input
+/// of text detectors' heads). Each output element is then one tap of one input
 /// position.
 bool windowsTileOutput(ConvTransposeOp op) {
   ArrayRef<int64_t> kernel = op.getWeight().getType().getShape().drop_front(2);
@@ -335,8 +334,8 @@ Value tiledConvTranspose(OpBuilder &b, Location loc, ConvTransposeOp op) {
 /// padded by (k - 1) * d minus the pads, and the weight is read flipped with
 /// its two channel dims swapped. Ungrouped, that is an infer.conv on a
 /// flipped copy of the weight, lowered like any other (im2col and a
-/// vectorized contraction; PP-OCR det's upsampling spent 60% of its time in
-/// the scalar loop nest the grouped form below still gets).
+/// vectorized contraction, many times faster on the CPU than the scalar
+/// loop nest the grouped form below still gets).
 struct ConvTransposeLowering : public OpRewritePattern<ConvTransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvTransposeOp op, PatternRewriter &rewriter) const override {

@@ -36,8 +36,8 @@ mlir::infer::onnx_import::readModelFile(MLIRContext &context, const std::string 
   if (isTextFormat(path)) {
     // The onnx library's parser reads the textual syntax of onnx/defs/parser.h.
     // It reports most errors as a status, but some malformed numbers only as
-    // the standard library's exceptions (std::stol on "[0, 0, >"), found by
-    // scripts/fuzz.sh onnx-text: both are a parse error of the model.
+    // the standard library's exceptions (std::stol on "[0, 0, >"): both are
+    // a parse error of the model.
     onnx::Common::Status status;
     try {
       status = onnx::OnnxParser::Parse(*model, bytes.data());

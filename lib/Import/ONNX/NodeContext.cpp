@@ -214,8 +214,7 @@ Value NodeContext::scalar(Type elementType, double value) {
     element = BoolAttr::get(context(), value != 0);
   } else {
     // Saturate to the integer type's range (NaN to 0): a float such as
-    // Clip's +inf default bound converted to int64 directly is undefined
-    // (found by scripts/fuzz.sh onnx-text).
+    // Clip's +inf default bound converted to int64 directly is undefined.
     auto it = cast<IntegerType>(elementType);
     unsigned width = std::min(it.getWidth(), 64u);
     bool isUnsigned = it.isUnsigned();

@@ -1,7 +1,7 @@
 """Runs the CUDA kernels of infer-opt on the CPU: a GPU emulator for tests.
 
 The input is the module after infer-cuda-map-to-gpu in MLIR's generic form:
-the kernels as gpu.funcs and the plan in ``infer.launches``. ``infer-opt
+the kernels as gpu.funcs and the plan in ``plan.launches``. ``infer-opt
 --target=cuda:... --dump-kernels DIR`` writes it as DIR/kernels.mlir;
 ``infer-opt X.mlir --infer-outline-kernels=root-arguments=true
 --infer-cuda-map-to-gpu --mlir-print-op-generic`` prints it for a test.
@@ -104,22 +104,21 @@ class Emulator:
                 elif symbol.name == "memref.global":
                     self.globals[match.group(1)] = symbol
         self.launches = []
-        # Each launch record is a dictionary without nested ones; the keys
-        # read here are among others (strategy, config, ...).
-        plan = re.search(r"infer\.launches = \[(.*?\})\]", module.text)
-        for entry in re.findall(r"\{[^{}]*\}", plan.group(1) if plan else ""):
-            field = {key: re.search(pattern, entry) for key, pattern in (
-                ("args", r"args = \[([\d, ]*)\]"), ("block", r"block = (\d+) : i64"),
-                ("grid", r"grid = (\d+) : i64"), ("kernel", r'kernel = "(\w+)"'))}
+        # Each launch record (#plan.launch, PlanAttrs.td) opens with its
+        # kernel, grid, block and arguments; its strategy and plan follow.
+        for record in re.findall(r"#plan\.launch<[^>]*", module.text):
+            field = {key: re.search(pattern, record) for key, pattern in (
+                ("args", r"args = \[([\d, ]*)\]"), ("block", r"block = (\d+)"),
+                ("grid", r"grid = (\d+)"), ("kernel", r'kernel = "(\w+)"'))}
             missing = [key for key, found in field.items() if not found]
             if missing:
-                raise EmulationError(f"a launch record without {', '.join(missing)}: {entry}")
+                raise EmulationError(f"a launch record without {', '.join(missing)}: {record}")
             self.launches.append({
                 "args": [int(a) for a in field["args"].group(1).split(",") if a.strip()],
                 "block": int(field["block"].group(1)), "grid": int(field["grid"].group(1)),
                 "kernel": field["kernel"].group(1)})
         if not self.launches and any(f.name == "gpu.func" for f in self.funcs.values()):
-            raise EmulationError("kernels but no launch records (infer.launches) to run them")
+            raise EmulationError("kernels but no launch records (plan.launches) to run them")
 
     def function(self, name: str) -> Op:
         if name not in self.funcs:

@@ -61,6 +61,10 @@ FailureOr<std::string> emitObjectFile(ModuleOp module, const CPUCodegenOptions &
 /// C compiler driver (cc), adding libm. Returns an error message on failure.
 std::string linkSharedObject(const std::string &objectPath, const std::string &outputPath);
 
+/// `object` (an object file's bytes) linked into a shared object, its bytes;
+/// failure with `error` set if it cannot be.
+FailureOr<std::string> linkSharedObjectBytes(const std::string &object, std::string &error);
+
 } // namespace mlir::infer
 
 #endif // INFER_OPT_CODEGEN_CPU_CPUCODEGEN_H

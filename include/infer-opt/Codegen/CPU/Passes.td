@@ -5,6 +5,16 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AddRuntimeEntryPass : Pass<"infer-cpu-add-runtime-entry", "ModuleOp"> {
+  let summary = "Add `void inferrt_entry(void **descriptors)`, the one signature the runtime calls";
+  let description = [{
+    On the LLVM dialect, after the C wrappers exist: a new `inferrt_entry`
+    that loads each memref descriptor pointer from its argument array and
+    calls `_mlir_ciface_inferrt_main` with them, so that the runtime can
+    call any model the same way.
+  }];
+}
+
 def LowerVectorsPass : Pass<"infer-cpu-lower-vectors", "ModuleOp"> {
   let summary = "Hoist loop-invariant vector transfers and lower vector ops for the LLVM conversion";
   let description = [{
@@ -17,6 +27,17 @@ def LowerVectorsPass : Pass<"infer-cpu-lower-vectors", "ModuleOp"> {
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect"
   ];
+}
+
+def PrepareEntryPass : Pass<"infer-cpu-prepare-entry", "ModuleOp"> {
+  let summary = "Rename @main to @inferrt_main and give every function a C interface";
+  let description = [{
+    `func.func @main(...)` => `func.func @inferrt_main(...) attributes
+    {llvm.emit_c_interface}` (a library must not export `main`: the
+    program that loads it has one), every function with C wrappers taking
+    memref descriptors, and the `infer.*` argument and result attributes
+    dropped (the engine's metadata carries the names).
+  }];
 }
 
 def VectorizePass : Pass<"infer-cpu-vectorize", "ModuleOp"> {

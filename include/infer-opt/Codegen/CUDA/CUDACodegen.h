@@ -83,8 +83,6 @@ struct CUDAArtifacts : CodegenArtifacts {
 std::string checkCUDAArch(const std::string &arch);
 
 void registerCUDACodegenDialects(DialectRegistry &registry);
-/// The whole pipeline: the kernels pipeline, then the lowering one.
-void buildCUDACodegenPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
 /// linalg on tensors to gpu.funcs and launch records (infer-cuda-map-to-gpu).
 void buildCUDAKernelsPipeline(OpPassManager &pm, const CUDACodegenOptions &options);
 /// The kernels pipeline's rewrites of linalg on tensors, up to the split of

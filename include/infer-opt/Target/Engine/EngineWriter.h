@@ -1,15 +1,17 @@
 //===- EngineWriter.h - serialize an engine file ----------------*- C++ -*-===//
 //
 // The compiler side of include/inferrt/engine_format.h: collects what the
-// runtime needs (tensor names, dtypes and shapes, the kernels, the plan) and
-// writes the sections with their checksums. docs/engine-format.md is the
-// specification.
+// runtime needs (tensor names, dtypes and shapes, the kernels, the plan)
+// from the model's signature and what code generation made
+// (EngineAssembly.cpp), and writes the sections with their checksums
+// (EngineWriter.cpp). docs/engine-format.md is the specification.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef INFER_OPT_TARGET_ENGINE_ENGINEWRITER_H
 #define INFER_OPT_TARGET_ENGINE_ENGINEWRITER_H
 
+#include "infer-opt/Codegen/CUDA/CUDACodegen.h"
 #include "infer-opt/Plan/KernelPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -81,6 +83,15 @@ constexpr uint64_t kWeightAlignment = 256;
 /// module whose function types are static tensors. Emits an error and fails
 /// on dynamic dims or element types the runtime does not know.
 LogicalResult describeSignature(ModuleOp module, EngineDescription &description);
+
+/// A CPU compile's kernels, weights and arena into `engine`; `sharedObject`
+/// is the kernels linked (linkSharedObjectBytes).
+void addCPUKernels(EngineDescription &engine, const CodegenArtifacts &artifacts,
+                   std::string sharedObject);
+
+/// A CUDA compile's module images (a cubin per architecture, then the PTX),
+/// launches, weights and arena into `engine`, for target "cuda".
+void addCUDAKernels(EngineDescription &engine, CUDAArtifacts artifacts, bool tf32);
 
 /// The engine file's bytes.
 std::string serializeEngine(const EngineDescription &description);

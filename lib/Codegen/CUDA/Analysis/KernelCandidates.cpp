@@ -12,9 +12,13 @@ std::optional<ContractionShape> mlir::infer::tensorCoreShape(linalg::LinalgOp op
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() &&
                                                                    !op.hasPureTensorSemantics())
     return std::nullopt;
+  // One element type the tensor cores multiply, in all three operands.
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   for (OpOperand &operand : op->getOpOperands())
-    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+    if (getElementTypeOrSelf(operand.get().getType()) != element)
       return std::nullopt;
+  if (!mmaShapeFor(element, MmaKind::Sync))
+    return std::nullopt;
   if (!linalg::isaContractionOpInterface(op))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
@@ -162,3 +166,11 @@ bool mlir::infer::isPointReduction(linalg::LinalgOp op) {
          });
 }
 
+std::optional<MmaShape> mlir::infer::mmaShapeFor(Type operand, MmaKind kind) {
+  if (!operand.isF32())
+    return std::nullopt;
+  MmaShape shape{operand, operand, 16, 8, 8, /*tf32=*/true};
+  if (kind == MmaKind::Wmma)
+    shape.n = 16; // WMMA's TF32 product is m16n16k8.
+  return shape;
+}

@@ -12,6 +12,7 @@
 #define INFER_OPT_LIB_CODEGEN_CUDA_ANALYSIS_KERNELCANDIDATES_H
 
 #include "infer-opt/Codegen/Common/FusionMarkers.h"
+#include "infer-opt/Plan/KernelPlan.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -40,6 +41,22 @@ struct ContractionShape {
   }
 };
 
+/// What one tensor-core instruction of a warp multiplies: A (m x k) of
+/// `operand` elements times B (k x n) into C (m x n) of `accumulator`
+/// elements. `rounding` says how a float32 operand becomes the tensor
+/// cores' type (TF32: rounded to nearest, ties away, as cuBLAS does).
+struct MmaShape {
+  Type operand, accumulator;
+  int64_t m = 0, n = 0, k = 0;
+  /// Operands are float32 computed in TF32 (10-bit mantissas).
+  bool tf32 = false;
+};
+
+/// The product of `kind` for a contraction of `operand` elements, or
+/// nothing if the tensor cores have none. Today: float32 as TF32, m16n8k8
+/// with mma.sync, 16x16x8 (as two of those) with WMMA.
+std::optional<MmaShape> mmaShapeFor(Type operand, MmaKind kind);
+
 /// The number of points of the batch loops (1 without).
 int64_t batchCount(const ContractionShape &shape);
 
@@ -66,8 +83,8 @@ std::optional<TensorCoreOperands> checkTensorCoreLayout(linalg::LinalgOp op,
 
 /// The last k elements past whole 8-wide steps (1 to 7) that the WMMA
 /// kernel takes in one more step through shared memory, zero-padded there:
-/// for a single k dim of 8 or more (PP-OCR det's 1x1 convolutions over 12,
-/// 18 and 42 channels). 0 when k is whole steps or is several dims.
+/// for a single k dim of 8 or more (a 1x1 convolution over 12 channels).
+/// 0 when k is whole steps or is several dims.
 int64_t kTail(const ContractionShape &shape);
 
 /// Whether whole 16x16 tiles cover the op's m and n, and whole 8-wide

@@ -5,8 +5,8 @@
 // spills) is kept for --dump-kernels and the SASS checks.
 //
 // Without a hint, ptxas picks each kernel's register budget for its own
-// idea of occupancy, and now and then spills to stay within it (for sm_80,
-// 8 bytes in a tensor-core kernel of PP-OCR cls using 40 registers). A
+// idea of occupancy, and now and then spills to stay within it (a few
+// bytes in a tensor-core kernel held to 40 registers for sm_80). A
 // kernel it spilled is assembled again with `.minnctapersm 1`: one block
 // an SM is all that is promised, so it may take the registers it needs.
 // Only those kernels get the hint, for that architecture's cubin: the

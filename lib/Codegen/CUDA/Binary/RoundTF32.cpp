@@ -4,23 +4,22 @@
 // wmma.load.{a,b}...tf32 and multiply them with wmma.mma...tf32, which
 // expect TF32 values in those registers: CUDA's WMMA API converts each
 // element with __float_to_tf32 (cvt.rna.tf32.f32: round to nearest, ties
-// away from zero) first, as CUTLASS does. Raw float32 bits went to the
-// tensor cores before; what they make of the 13 low mantissa bits is not
+// away from zero) first, as CUTLASS does. Raw float32 bits are no TF32
+// values: what the tensor cores make of the 13 low mantissa bits is not
 // specified, but ptxas assembles cvt.rna.tf32.f32 as an add of half a TF32
 // ulp with no masking after it, relying on HMMA to drop them: truncation
 // toward zero. Truncation biases every product low by half a TF32 ulp on
 // average, and over a network's depth that bias adds up where rounding
-// errors cancel: in the kernel emulator's TF32 modes
-// (scripts/gpu_emulator/, tf32="truncate" or "rna"), ResNet-50 is 8.8e-3
-// off ONNX Runtime in relative L2 truncated (the H100 measured 8.77e-3 on
-// 2026-11-23) and 3.9e-4 rounded, PP-OCR det 0.143 and 0.035.
+// errors cancel: a deep CNN may end up to an order of magnitude farther
+// from float32 truncated than rounded (the kernel emulator's TF32 modes,
+// scripts/infer_tools/gpu_emulator/, tf32="truncate" or "rna", show it).
 //
 // The conversions go into the PTX that LLVM made, one after each A or B
 // fragment load, in place on its registers: added before LLVM's
-// optimizations (as nvvm.convert.float.to.tf32 ops), their cost made LLVM
-// stop unrolling the k loops of many kernels fully (BERT-base's PTX went
-// from 864 wmma.mma to 384), which changes how far ahead ptxas can start
-// the next steps' loads in kernels bound by memory latency.
+// optimizations (as nvvm.convert.float.to.tf32 ops), their cost makes LLVM
+// stop unrolling the k loops of many kernels fully, which changes how far
+// ahead ptxas can start the next steps' loads in kernels bound by memory
+// latency.
 //
 // The staged kernels' mma.sync path (MmaSync.cpp) converts its fragments'
 // elements itself, with the same instruction.
@@ -32,8 +31,9 @@
 // so ptxForArchitecture gives the cubins for sm_90 and newer that
 // conversion (and a .target of sm_90 at least) instead: round to nearest
 // even, which differs from ties away from zero only on an exact tie (the 13
-// dropped bits 0x1000), and is the unbiased one. The PTX in the engine (for GPUs newer than any cubin)
-// keeps cvt.rna, which every architecture from sm_80 has.
+// dropped bits 0x1000), and is the unbiased one. The PTX in the engine (for
+// GPUs newer than any cubin) keeps cvt.rna, which every architecture from
+// sm_80 has.
 //
 //===----------------------------------------------------------------------===//
 

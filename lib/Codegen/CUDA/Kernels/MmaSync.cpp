@@ -14,14 +14,17 @@
 using namespace mlir;
 using namespace mlir::infer;
 
-MmaSyncFragments::MmaSyncFragments(IndexMath &e, Value lane, bool pairedColumns)
-    : e(e), lane(lane), group(e.div(lane, 4)), inGroup(e.rem(lane, 4)), paired(pairedColumns) {
-  Type f32 = e.b.getF32Type();
-  typeA = VectorType::get({4, 1}, f32);
-  typeB = VectorType::get({2, 1}, f32);
-  typeC = VectorType::get({2, 2}, f32);
-  pair = VectorType::get({2}, f32);
-  quad = VectorType::get({4}, f32);
+MmaSyncFragments::MmaSyncFragments(const MmaShape &shape, IndexMath &e, Value lane,
+                                   bool pairedColumns)
+    : shape(shape), e(e), lane(lane), group(e.div(lane, 4)), inGroup(e.rem(lane, 4)),
+      paired(pairedColumns) {
+  // m16n8k8 TF32: A is 4 registers a lane, B 2, C 4 (C's elements are
+  // also what the lanes load and store of the shared or global tiles).
+  typeA = VectorType::get({4, 1}, shape.operand);
+  typeB = VectorType::get({2, 1}, shape.operand);
+  typeC = VectorType::get({2, 2}, shape.accumulator);
+  pair = VectorType::get({2}, shape.accumulator);
+  quad = VectorType::get({4}, shape.accumulator);
 }
 
 SmallVector<Value> MmaSyncFragments::elementIndices(Value memref, ValueRange at, Value r, Value c,
@@ -40,7 +43,7 @@ SmallVector<Value> MmaSyncFragments::elementIndices(Value memref, ValueRange at,
 // A lane's floats of a row are adjacent: two at an even column (8 bytes),
 // or with paired columns four at a multiple of 4 (16 bytes). The tiles are
 // 32-byte aligned, their rows a multiple of 4 floats apart, as for WMMA.
-MmaSyncFragments::Tile MmaSyncFragments::load(Value memref, ValueRange at, int64_t lead) {
+MmaSyncFragments::Fragment MmaSyncFragments::load(Value memref, ValueRange at, int64_t lead) {
   // elements[half][r][k]: accumulator `half`'s (row g + 8r, column 2t + k).
   Value elements[2][2][2];
   auto access = [&](Value r, Value col, VectorType type) {
@@ -68,13 +71,13 @@ MmaSyncFragments::Tile MmaSyncFragments::load(Value memref, ValueRange at, int64
         elements[half][r][k] = floats[k];
     }
   }
-  Tile tile;
+  Fragment tile;
   for (auto &half : elements)
     tile.push_back(gather(typeC, {half[0][0], half[0][1], half[1][0], half[1][1]}));
   return tile;
 }
 
-void MmaSyncFragments::store(const Tile &tile, Value memref, ValueRange at, int64_t lead) {
+void MmaSyncFragments::store(const Fragment &tile, Value memref, ValueRange at, int64_t lead) {
   for (int64_t r = 0; r < 2; ++r) {
     Value rowIndex = e.add(group, r * 8);
     if (paired) {
@@ -97,12 +100,12 @@ void MmaSyncFragments::store(const Tile &tile, Value memref, ValueRange at, int6
   }
 }
 
-MmaSyncFragments::Tile MmaSyncFragments::splat(Value scalar) {
+MmaSyncFragments::Fragment MmaSyncFragments::splat(Value scalar) {
   Value value = vector::BroadcastOp::create(e.b, e.loc, typeC, scalar);
   return {value, value};
 }
 
-MmaSyncFragments::Tile MmaSyncFragments::add(const Tile &x, const Tile &y) {
+MmaSyncFragments::Fragment MmaSyncFragments::add(const Fragment &x, const Fragment &y) {
   return {arith::AddFOp::create(e.b, e.loc, x[0], y[0]),
           arith::AddFOp::create(e.b, e.loc, x[1], y[1])};
 }
@@ -111,9 +114,14 @@ Value MmaSyncFragments::loadFloat(Value tiles, Value index) {
   return roundToTF32(memref::LoadOp::create(e.b, e.loc, tiles, index));
 }
 
+// The operands' elements as the tensor cores take them: float32 rounded to
+// TF32 once, as it is loaded; other types as they are.
+
 // cvt.rna.tf32.f32 leaves a TF32 value in a 32-bit register; mma.sync's
 // TF32 operands are those bits, as floats here.
 Value MmaSyncFragments::roundToTF32(Value x) {
+  if (!shape.tf32)
+    return x;
   Value bits = NVVM::ConvertFloatToTF32Op::create(
       e.b, e.loc, e.b.getI32Type(), x,
       NVVM::FPRoundingModeAttr::get(e.b.getContext(), NVVM::FPRoundingMode::RNA));
@@ -135,23 +143,24 @@ Value MmaSyncFragments::gather(VectorType type, ArrayRef<Value> elements) {
   return vector::FromElementsOp::create(e.b, e.loc, type, elements);
 }
 
-Value MmaSyncFragments::loadA(Value tiles, Value at, int64_t ld, bool rowsAreK) {
+WarpMma::Operand MmaSyncFragments::loadA(Value tiles, Value at, int64_t ld, bool rowsAreK) {
   SmallVector<Value> elements;
   if (!rowsAreK) {
     // Matrices 0-3: rows 0-7 and 8-15 at k 0-3, then at k 4-7; lane l
     // gives row l % 16 of k from 4 * (l / 16).
     Value address = e.add(at, e.add(e.mul(e.rem(lane, 16), ld), e.mul(e.div(lane, 16), 4)));
-    return gather(typeA, loadMatrices(tiles, address));
+    return {gather(typeA, loadMatrices(tiles, address))};
   }
   // Rows of k: (g, t) at t * ld + g. With ld 8 more than a multiple of 32,
   // the warp's 32 floats are in 32 banks.
   Value first = e.add(at, e.add(e.mul(inGroup, ld), group));
   for (int64_t offset : {int64_t(0), int64_t(8), 4 * ld, 4 * ld + 8})
     elements.push_back(loadFloat(tiles, e.add(first, offset)));
-  return gather(typeA, elements);
+  return {gather(typeA, elements)};
 }
 
-std::pair<Value, Value> MmaSyncFragments::loadB(Value tiles, Value at, int64_t ld) {
+WarpMma::Operand MmaSyncFragments::loadB(Value tiles, Value at, int64_t ld, bool rowsAreN) {
+  assert(rowsAreN != paired && "B's shared tiles as the fragments were made for");
   SmallVector<Value> elements; // Half 0's two, then half 1's.
   if (!paired) {
     // Rows of n. Matrices 0-3: n 0-7 at k 0-3 and k 4-7, then n 8-15
@@ -178,7 +187,12 @@ std::pair<Value, Value> MmaSyncFragments::loadB(Value tiles, Value at, int64_t l
           gather(typeB, ArrayRef(elements).drop_front(2))};
 }
 
-Value MmaSyncFragments::multiply(Value a, Value b, Value acc) {
-  return nvgpu::MmaSyncOp::create(e.b, e.loc, a, b, acc, ArrayRef<int64_t>{16, 8, 8},
-                                  /*tf32Enabled=*/true);
+MmaSyncFragments::Fragment MmaSyncFragments::multiply(const Operand &a, const Operand &b,
+                                                       const Fragment &acc) {
+  Fragment sum;
+  for (int64_t half = 0; half < 2; ++half)
+    sum.push_back(nvgpu::MmaSyncOp::create(e.b, e.loc, a[0], b[half], acc[half],
+                                           ArrayRef<int64_t>{shape.m, shape.n, shape.k},
+                                           /*tf32Enabled=*/shape.tf32));
+  return sum;
 }

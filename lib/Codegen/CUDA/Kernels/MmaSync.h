@@ -1,7 +1,7 @@
 //===- MmaSync.h - a warp's TF32 fragments for mma.sync -*- C++ -*-===//
 //
-// Internal to lib/Codegen/CUDA: the staged-tiles kernel's other way to
-// multiply (TilePlan::mma is MmaKind::Sync: `mma=sync` in --cuda-tile-plan).
+// Internal to lib/Codegen/CUDA: the staged-tiles kernel's mma.sync way to
+// multiply (WarpMma.h; TilePlan::mma is MmaKind::Sync, the heuristic's).
 //
 // WMMA's fragments (gpu.subgroup_mma_*) leave their registers' layout to
 // the compiler, and ptxas makes each 16x16x8 TF32 product four HMMA.1684.
@@ -31,42 +31,35 @@
 #ifndef INFER_OPT_LIB_CODEGEN_CUDA_MMASYNC_H
 #define INFER_OPT_LIB_CODEGEN_CUDA_MMASYNC_H
 
-#include "Kernels/IndexMath.h"
+#include "Kernels/WarpMma.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::infer {
 
 /// The fragment ops of one warp, for the lane `lane` (0..31).
-class MmaSyncFragments {
+class MmaSyncFragments : public WarpMma {
 public:
   /// `pairedColumns`: B's n is contiguous in shared memory (above).
-  MmaSyncFragments(IndexMath &e, Value lane, bool pairedColumns);
+  MmaSyncFragments(const MmaShape &shape, IndexMath &e, Value lane, bool pairedColumns);
 
   /// A 16x16 tile of C is two accumulators (vector<2x2xf32>): columns 0-7
-  /// and 8-15, or the even and the odd ones with paired columns.
-  using Tile = SmallVector<Value, 2>;
-
-  /// The tile whose element (0, 0) `memref` holds at `at`, rows `lead`
-  /// apart, elements contiguous. A memref of rank 1 is indexed
-  /// at + row * lead + column; a higher rank at its last two indices plus
-  /// (row, column) (then `lead` must be its rows' length).
-  Tile load(Value memref, ValueRange at, int64_t lead);
-  void store(const Tile &tile, Value memref, ValueRange at, int64_t lead);
-  Tile splat(Value scalar);
-  Tile add(const Tile &x, const Tile &y);
-
-  /// A's 16 x 8 at `at` of the shared `tiles`, rows `ld` apart: rows of m
-  /// (k contiguous) or, with `rowsAreK`, rows of k.
-  Value loadA(Value tiles, Value at, int64_t ld, bool rowsAreK);
-  /// B's 8 x 16 at `at`, rows `ld` apart: its two 8 x 8 halves (as C's
-  /// columns are split). Rows of k (n contiguous) with paired columns,
-  /// else rows of n.
-  std::pair<Value, Value> loadB(Value tiles, Value at, int64_t ld);
-  /// acc + a * b, one m16n8k8 TF32 product.
-  Value multiply(Value a, Value b, Value acc);
-  /// An accumulator's type: vector<2x2xf32>.
-  VectorType accumulatorType() const { return typeC; }
+  /// and 8-15, or the even and the odd ones with paired columns. A memref
+  /// of rank 1 is indexed at + row * lead + column; a higher rank at its
+  /// last two indices plus (row, column) (then `lead` must be its rows'
+  /// length).
+  SmallVector<Type> fragmentTypes() const override { return {typeC, typeC}; }
+  Fragment load(Value memref, ValueRange at, int64_t lead) override;
+  void store(const Fragment &tile, Value memref, ValueRange at, int64_t lead) override;
+  Fragment splat(Value scalar) override;
+  Fragment add(const Fragment &x, const Fragment &y) override;
+  /// A's 16 x 8: one value.
+  Operand loadA(Value tiles, Value at, int64_t ld, bool rowsAreK) override;
+  /// B's 8 x 16: its two 8 x 8 halves (as C's columns are split). Rows of
+  /// k (n contiguous) with paired columns, else rows of n.
+  Operand loadB(Value tiles, Value at, int64_t ld, bool rowsAreN) override;
+  /// Two m16n8k8 products, one a half of C's tile.
+  Fragment multiply(const Operand &a, const Operand &b, const Fragment &acc) override;
 
 private:
   SmallVector<Value> elementIndices(Value memref, ValueRange at, Value row, Value col,
@@ -76,6 +69,7 @@ private:
   Value roundToTF32(Value x);
   Value gather(VectorType type, ArrayRef<Value> elements);
 
+  MmaShape shape;
   IndexMath &e;
   Value lane, group, inGroup; // l, g = l / 4, t = l % 4.
   bool paired;

@@ -3,9 +3,9 @@
 // An im2col convolution is two kernels: the copy that writes each input
 // window as a column (channels x kh x kw rows, a column per output
 // position) and the tensor-core contraction of the weights with it. The
-// copy is the input's size times kh x kw (PP-OCR det's 3x3 convolutions
-// over 96 channels at 160 x 160: 22 M floats, 88 MB), written once and
-// read back. Likewise a scale or a residual add just before a 1x1
+// copy is the input's size times kh x kw (a 3x3 convolution over 96
+// channels at 160 x 160: 22 M floats, 88 MB), written once and read back.
+// Likewise a scale or a residual add just before a 1x1
 // convolution is a launch and a trip through memory. When the contraction
 // is the producer's one reader (infer-cuda-prepare-epilogues marks such a
 // generic kOperandProducerAttr) and few tiles read each element

@@ -27,8 +27,9 @@
 //   - A block of several groups splits k among them; groups 1.. leave their
 //     sums in shared memory and group 0 adds them, in a fixed order, to C
 //     (the result does not depend on timing).
-//   - A single k dim that is no whole steps of 8 (kTail: ViT's P.V over
-//     197 tokens) is run as if rounded up to the next multiple of 8: each
+//   - A single k dim that is no whole steps of 8 (kTail: attention's P.V
+//     over an odd number of tokens) is run as if rounded up to the next
+//     multiple of 8: each
 //     copy's vector says how many of its elements lie before k (cp.async's
 //     source size, 0 to 4) and the rest of the 16 bytes is zero-filled, so
 //     the products past k add nothing and nothing past k is read.
@@ -39,11 +40,14 @@
 // contiguous, so a column-major A or B (a transposed weight) is loaded with
 // WMMA's col-major layout, from shared memory as from global memory.
 //
-// The warps multiply with mma.sync on fragments whose layout is known
-// (MmaSync.h; the heuristic's), or with a plan's mma=wmma with WMMA
-// (gpu.subgroup_mma_*). With mma.sync a fragment of C is two accumulators
-// of 16 x 8, and what moves C (its loads and stores, the fusion tiles, the
-// published sums) is MmaSync's.
+// How the warps multiply is a WarpMma (WarpMma.h): mma.sync on fragments
+// whose layout is known (MmaSync.h; the heuristic's), or WMMA
+// (gpu.subgroup_mma_*) with a plan's mma=wmma. The builder only asks it to
+// load, store, fill, add and multiply fragments: with mma.sync a fragment
+// of C is two accumulators of 16 x 8, with WMMA one matrix. The element
+// types come from the contraction (mmaShapeFor). StagedTileKernel builds
+// the kernel in the order the GPU runs it: the block's place, the initial
+// sums, the first rounds' copies, the rounds, the stores of C.
 //
 // planStagedTiles is a heuristic (the tuner's to replace): the largest
 // warp tiles whose blocks still fill the GPU (4 x 2 fragments only where k
@@ -56,7 +60,7 @@
 #include "Kernels/StagedTiles.h"
 #include "Kernels/Delinearize.h"
 #include "Kernels/IndexMath.h"
-#include "Kernels/MmaSync.h"
+#include "Kernels/WarpMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -145,15 +149,14 @@ std::optional<TilePlan> planWith(const ContractionShape &s, const TensorCoreOper
       }
     return false;
   };
-  // mma.sync unless WMMA is asked for: on an H100 (2026-11-27) it was as
-  // fast or faster for most staged launches of BERT, ViT and ResNet-50 at
-  // batches 1 and 8 (docs/benchmarks/gpu-sweep-2026-11-27.md).
+  // mma.sync unless WMMA is asked for: one HMMA.1688 a product where WMMA
+  // makes four HMMA.1684, and the faster of the two on most launches timed
+  // (docs/benchmarks/history-2026-11.md).
   const bool mmaSync = choice.mma != MmaKind::Wmma;
   // Warps of 4 x 2 fragments (blocks of 128 x 64) multiplying with
-  // mma.sync, when their blocks alone fill the GPU and k is long: on the
-  // same H100 they beat blocks of 64 x 64 by a fifth where k was 768 (BERT's
-  // projections at batch 8), and lost where k was 128 or 256 (ResNet-50's
-  // convolutions: a longer prologue and epilogue a block, fewer blocks).
+  // mma.sync only when their blocks alone fill the GPU and k is long: a
+  // short k does not pay for the longer prologue and epilogue of a block,
+  // and fewer blocks leave SMs idle.
   constexpr int64_t kLongK = 512;
   auto wide = [](const TilePlan &p) { return p.warpM * p.warpN > 4; };
   // The largest warp tiles whose blocks fill the GPU (else the smallest),
@@ -320,34 +323,106 @@ struct TileCopy {
 
 } // namespace
 
-std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, linalg::LinalgOp op,
-                                                               const ContractionShape &s,
-                                                               const TensorCoreOperands &t,
-                                                               const TilePlan &p,
-                                                               Value scratch,
-                                                               const TensorCoreFusion &fusion) {
-  Emitter e{{b, op.getLoc()}};
-  Location loc = op.getLoc();
-  MLIRContext *ctx = b.getContext();
-  const SharedTiles sh = sharedTiles(p, t);
-  const int64_t m = s.ranges[t.m], n = s.ranges[t.n];
-  const int64_t blocksM = llvm::divideCeil(m, blockM(p)), blocksN = llvm::divideCeil(n, blockN(p));
-  const int64_t slice = stagedKRange(s) / p.groups, rounds = slice / p.stepK;
-  const int64_t tailRange = kTail(s) ? s.kRange() : 0; // The copies stop there.
-  const int64_t fragments = p.warpM * p.warpN;
+namespace {
 
+/// The kernel of one plan, built in the order the GPU runs it: the block's
+/// place and the operands' views (the constructor); each fragment's
+/// initial value (initialSums); the copies of the first rounds
+/// (issueFirstRounds); the rounds, each waiting for its copies, issuing a
+/// later round's and multiplying (rounds); and C stored, through the
+/// groups' sums and the epilogue (finish). How a warp multiplies is its
+/// WarpMma's.
+class StagedTileKernel {
+public:
+  using Fragment = WarpMma::Fragment;
+
+  StagedTileKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
+                   const TensorCoreOperands &t, const TilePlan &p, const MmaShape &mmaShape,
+                   Value scratch, const TensorCoreFusion &fusion);
+
+  SmallVector<Value> initialSums();
+  void issueFirstRounds();
+  /// The loop over the rounds of the group's slice of k; its results are
+  /// each fragment's sums.
+  scf::ForOp rounds(ValueRange init);
+  /// Stores the sums; returns {grid, block}.
+  std::pair<int64_t, int64_t> finish(scf::ForOp loop);
+
+private:
+  Value stageStart(Value round) { return e.mul(e.rem(round, p.stages), sh.stageFloats); }
+  void copyRound(Value round);
+  void commit() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
+  void syncWarp() { emitSyncWarp(b, loc); }
+  /// One step of 8 of k at `kk` in the round's stage: every fragment's
+  /// operands loaded, then multiplied into `sums`.
+  void multiplyStep(Value startA, Value startB, int64_t kk, SmallVector<Value> &sums);
+  /// `then` under `condition`, yielding a fragment; zeros otherwise.
+  Fragment fragmentIf(Value condition, function_ref<Fragment()> then);
+  void under(Value condition, function_ref<void()> then);
+  Fragment loadC(int64_t f) { return mma->load(viewC, ValueRange{atC[f]}, t.c[t.m]); }
+  void runElementwise(linalg::LinalgOp fused, bool isPrologue, int64_t f);
+  /// Fragment f's value before the products: C's, or the prologue's.
+  Fragment initialC(int64_t f);
+  /// Fragment f's final value stored to C, or fed to the epilogue.
+  void finalC(int64_t f, const Fragment &value);
+  Fragment result(scf::ForOp loop, int64_t f) {
+    int64_t parts = mma->fragmentTypes().size();
+    return Fragment(loop.getResults().slice(f * parts, parts));
+  }
+  /// Where group `groupIndex` leaves fragment f's sums for group 0.
+  Value published(Value groupIndex, int64_t f) {
+    return e.add(e.mul(groupIndex, sh.groupFloats),
+                 e.add(e.mul(warp, fragments * kTileM * kTileN), f * kTileM * kTileN));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Emitter e;
+  linalg::LinalgOp op;
+  const ContractionShape &s;
+  const TensorCoreOperands &t;
+  const TilePlan &p;
+  const TensorCoreFusion &fusion;
+  Value scratch;
+  const SharedTiles sh;
+  const int64_t m, n, blocksM, blocksN, slice, numRounds, fragments;
+  Value group, inGroup, warp, warpM, warpN, rowStart, colStart;
+  SmallVector<Value> loopIndex;
+  Value viewC;
+  std::optional<TileCopy> copyA, copyB;
+  Value groupStart, sliceStart;
+  // Per fragment f = i * warpN + j of the warp (rows warpM + 16 i, columns
+  // warpN + 16 j of the block tile): in the tile, where in C, its origin.
+  SmallVector<Value> valid, atC, tileRow, tileCol;
+  std::unique_ptr<WarpMma> mma;
+  Value zero;
+  Value fusionTiles;
+  SmallVector<Value> fusionSlot;
+  Value isFirst;
+};
+
+StagedTileKernel::StagedTileKernel(OpBuilder &b, linalg::LinalgOp op, const ContractionShape &s,
+                                   const TensorCoreOperands &t, const TilePlan &p,
+                                   const MmaShape &mmaShape, Value scratch,
+                                   const TensorCoreFusion &fusion)
+    : b(b), loc(op.getLoc()), e{{b, op.getLoc()}}, op(op), s(s), t(t), p(p), fusion(fusion),
+      scratch(scratch), sh(sharedTiles(p, t)), m(s.ranges[t.m]), n(s.ranges[t.n]),
+      blocksM(llvm::divideCeil(m, blockM(p))), blocksN(llvm::divideCeil(n, blockN(p))),
+      slice(stagedKRange(s) / p.groups), numRounds(slice / p.stepK),
+      fragments(p.warpM * p.warpN) {
   // Block b: batch point b / (blocksM * blocksN), then block rows, then
   // block columns (neighbouring blocks share A's rows).
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value group = e.div(thread, kGroupThreads), inGroup = e.rem(thread, kGroupThreads);
-  Value warp = e.div(inGroup, 32);
-  Value warpM = e.mul(e.div(warp, 2), p.warpM * kTileM);
-  Value warpN = e.mul(e.rem(warp, 2), p.warpN * kTileN);
+  group = e.div(thread, kGroupThreads);
+  inGroup = e.rem(thread, kGroupThreads);
+  warp = e.div(inGroup, 32);
+  warpM = e.mul(e.div(warp, 2), p.warpM * kTileM);
+  warpN = e.mul(e.rem(warp, 2), p.warpN * kTileN);
   Value tile = e.rem(block, blocksM * blocksN);
-  Value rowStart = e.mul(e.div(tile, blocksN), blockM(p));
-  Value colStart = e.mul(e.rem(tile, blocksN), blockN(p));
-  SmallVector<Value> loopIndex(s.ranges.size(), e.cst(0));
+  rowStart = e.mul(e.div(tile, blocksN), blockM(p));
+  colStart = e.mul(e.rem(tile, blocksN), blockN(p));
+  loopIndex.assign(s.ranges.size(), e.cst(0));
   spreadOverLoops(b, loc, e.div(block, blocksM * blocksN), s.batch, s.ranges, loopIndex);
   // An operand's flat view, and the index of the block's batch point in it.
   auto operand = [&](Value value, ArrayRef<int64_t> strides) {
@@ -359,27 +434,18 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   };
   auto [viewA, baseA] = operand(op.getDpsInputs()[t.aIndex], t.a);
   auto [viewB, baseB] = operand(op.getDpsInputs()[t.bIndex], t.b);
-  auto [viewC, baseC] = operand(op.getDpsInits()[0], t.c);
+  auto [view, baseC] = operand(op.getDpsInits()[0], t.c);
+  viewC = view;
 
-  Value groupStart = e.mul(group, sh.groupFloats);
-  TileCopy copyA(e, viewA, baseA, inGroup, groupStart, sh.rowsA, sh.colsA, sh.ldA, t.transposeA,
-                 t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m, tailRange);
-  TileCopy copyB(e, viewB, baseB, inGroup, e.add(groupStart, sh.offsetB), sh.rowsB, sh.colsB,
-                 sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n,
-                 tailRange);
+  const int64_t tailRange = kTail(s) ? s.kRange() : 0; // The copies stop there.
+  groupStart = e.mul(group, sh.groupFloats);
+  copyA.emplace(e, viewA, baseA, inGroup, groupStart, sh.rowsA, sh.colsA, sh.ldA, t.transposeA,
+                t.transposeA ? t.a[s.k] : t.a[t.m], rowStart, m, tailRange);
+  copyB.emplace(e, viewB, baseB, inGroup, e.add(groupStart, sh.offsetB), sh.rowsB, sh.colsB,
+                sh.ldB, !t.transposeB, t.transposeB ? t.b[t.n] : t.b[s.k], colStart, n,
+                tailRange);
 
-  // Fragment f = i * warpN + j of the warp: rows warpM + 16 i, columns
-  // warpN + 16 j of the block tile. A fragment of C is one WMMA matrix, or
-  // (mma.sync) two accumulators of 16 x 8 (MmaSync.h).
-  Type f32 = b.getF32Type();
-  auto typeA = gpu::MMAMatrixType::get({kTileM, kTileK}, f32, "AOp");
-  auto typeB = gpu::MMAMatrixType::get({kTileK, kTileN}, f32, "BOp");
-  auto typeC = gpu::MMAMatrixType::get({kTileM, kTileN}, f32, "COp");
-  auto lead = [&](int64_t v) { return b.getIndexAttr(v); };
-  UnitAttr transA = t.transposeA ? UnitAttr::get(ctx) : UnitAttr();
-  UnitAttr transB = t.transposeB ? UnitAttr::get(ctx) : UnitAttr();
   const int64_t leadC = t.c[t.m];
-  SmallVector<Value> valid, atC, tileRow, tileCol;
   for (int64_t i = 0; i < p.warpM; ++i)
     for (int64_t j = 0; j < p.warpN; ++j) {
       Value row = e.add(e.add(rowStart, warpM), i * kTileM);
@@ -389,100 +455,78 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
       tileRow.push_back(row);
       tileCol.push_back(col);
     }
-  std::optional<MmaSyncFragments> sync;
-  if (p.mma == MmaKind::Sync)
-    sync.emplace(e, e.rem(inGroup, 32), /*pairedColumns=*/!t.transposeB);
-  using Fragment = SmallVector<Value, 2>;
-  const int64_t parts = p.mma == MmaKind::Sync ? 2 : 1; // Values a fragment of C.
-  SmallVector<Type> partTypes(parts, sync ? Type(sync->accumulatorType()) : typeC);
-  auto loadFragment = [&](Value memref, ValueRange at, int64_t leadDim) -> Fragment {
-    if (sync)
-      return sync->load(memref, at, leadDim);
-    return {gpu::SubgroupMmaLoadMatrixOp::create(b, loc, typeC, memref, at, lead(leadDim),
-                                                 UnitAttr())};
-  };
-  auto storeFragment = [&](const Fragment &value, Value memref, ValueRange at, int64_t leadDim) {
-    if (sync)
-      return sync->store(value, memref, at, leadDim);
-    gpu::SubgroupMmaStoreMatrixOp::create(b, loc, value[0], memref, at, lead(leadDim), UnitAttr());
-  };
-  auto splat = [&](Value scalar) -> Fragment {
-    if (sync)
-      return sync->splat(scalar);
-    return {gpu::SubgroupMmaConstantMatrixOp::create(b, loc, typeC, scalar)};
-  };
-  auto loadC = [&](int64_t f) { return loadFragment(viewC, ValueRange{atC[f]}, leadC); };
-  auto storeC = [&](int64_t f, const Fragment &value) {
-    storeFragment(value, viewC, ValueRange{atC[f]}, leadC);
-  };
-  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  /// `then` under `condition`, yielding a fragment; zeros otherwise.
-  auto fragmentIf = [&](Value condition, function_ref<Fragment()> then) -> Fragment {
-    auto branch = scf::IfOp::create(b, loc, partTypes, condition, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
-    scf::YieldOp::create(b, loc, ValueRange(then()));
-    b.setInsertionPointToStart(&branch.getElseRegion().front());
-    scf::YieldOp::create(b, loc, ValueRange(splat(zeroF32)));
-    return Fragment(branch.getResults());
-  };
-  auto under = [&](Value condition, function_ref<void()> then) {
-    auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
-    then();
-  };
+  mma = WarpMma::create(p.mma, mmaShape, e, inGroup, t.transposeA, t.transposeB);
+  zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(mmaShape.accumulator));
 
   // A fused prologue or epilogue passes each fragment through its warp's
-  // 16x16 floats at the scratch's start (emitTileOfElementwise: the lanes
-  // and the fragment ops meet at warp barriers). Those floats are group 0's
+  // 16x16 elements at the scratch's start (emitTileOfElementwise: the
+  // lanes and the fragment ops meet at warp barriers). Those are group 0's
   // staged tiles too: the prologue runs before the first copies are
   // issued, with a block barrier after it, and the epilogue after the
-  // rounds and a barrier. Groups 1.. publish their sums past group 0's
-  // floats.
+  // rounds and a barrier. Groups 1.. publish their sums past group 0's.
   assert((p.groups == 1 || sh.groupFloats >= kFusionFloats) && "sums overlap the fusion tiles");
-  Value fusionTiles;
   if (fusion.needsScratch()) {
-    auto type = MemRefType::get({4, kTileM, kTileN}, f32, AffineMap(),
+    auto type = MemRefType::get({4, kTileM, kTileN}, mmaShape.accumulator, AffineMap(),
                                 cast<MemRefType>(scratch.getType()).getMemorySpace());
     fusionTiles = memref::ReinterpretCastOp::create(
         b, loc, type, scratch, 0, {4, kTileM, kTileN}, {kTileM * kTileN, kTileN, 1});
   }
-  SmallVector<Value> fusionSlot = {warp, e.cst(0), e.cst(0)};
-  auto syncWarp = [&] { emitSyncWarp(b, loc); };
-  auto runElementwise = [&](linalg::LinalgOp fused, bool isPrologue, int64_t f) {
-    SmallVector<Value> tileLoop(loopIndex);
-    tileLoop[t.m] = tileRow[f];
-    tileLoop[t.n] = tileCol[f];
-    emitTileOfElementwise(b, loc, op, s, cast<linalg::GenericOp>(fused.getOperation()),
-                          isPrologue, tileLoop, t.m, t.n, fusionTiles, warp);
-  };
-  // Fragment f's value before the products: C's, or the prologue's.
-  auto initialC = [&](int64_t f) -> Fragment {
-    if (!fusion.prologue)
-      return loadC(f);
-    if (auto fill = dyn_cast<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
-      return splat(fill.value());
-    syncWarp(); // The lanes are done with the warp's tile (the last fragment's).
-    runElementwise(fusion.prologue, /*isPrologue=*/true, f);
-    syncWarp();
-    return loadFragment(fusionTiles, fusionSlot, kTileN);
-  };
-  // Fragment f's final value stored to C, or fed to the epilogue.
-  auto finalC = [&](int64_t f, const Fragment &value) {
-    if (!fusion.epilogue) {
-      storeC(f, value);
-      return;
-    }
-    syncWarp();
-    storeFragment(value, fusionTiles, fusionSlot, kTileN);
-    syncWarp();
-    runElementwise(fusion.epilogue, /*isPrologue=*/false, f);
-  };
+  fusionSlot = {warp, e.cst(0), e.cst(0)};
+}
 
+StagedTileKernel::Fragment StagedTileKernel::fragmentIf(Value condition,
+                                                        function_ref<Fragment()> then) {
+  auto branch = scf::IfOp::create(b, loc, mma->fragmentTypes(), condition,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  scf::YieldOp::create(b, loc, ValueRange(then()));
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  scf::YieldOp::create(b, loc, ValueRange(mma->splat(zero)));
+  return Fragment(branch.getResults());
+}
+
+void StagedTileKernel::under(Value condition, function_ref<void()> then) {
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  then();
+}
+
+void StagedTileKernel::runElementwise(linalg::LinalgOp fused, bool isPrologue, int64_t f) {
+  SmallVector<Value> tileLoop(loopIndex);
+  tileLoop[t.m] = tileRow[f];
+  tileLoop[t.n] = tileCol[f];
+  emitTileOfElementwise(b, loc, op, s, cast<linalg::GenericOp>(fused.getOperation()), isPrologue,
+                        tileLoop, t.m, t.n, fusionTiles, warp);
+}
+
+StagedTileKernel::Fragment StagedTileKernel::initialC(int64_t f) {
+  if (!fusion.prologue)
+    return loadC(f);
+  if (auto fill = dyn_cast<linalg::FillOp>(*linalg::LinalgOp(fusion.prologue)))
+    return mma->splat(fill.value());
+  syncWarp(); // The lanes are done with the warp's tile (the last fragment's).
+  runElementwise(fusion.prologue, /*isPrologue=*/true, f);
+  syncWarp();
+  return mma->load(fusionTiles, fusionSlot, kTileN);
+}
+
+void StagedTileKernel::finalC(int64_t f, const Fragment &value) {
+  if (!fusion.epilogue) {
+    mma->store(value, viewC, ValueRange{atC[f]}, t.c[t.m]);
+    return;
+  }
+  syncWarp();
+  mma->store(value, fusionTiles, fusionSlot, kTileN);
+  syncWarp();
+  runElementwise(fusion.epilogue, /*isPrologue=*/false, f);
+}
+
+SmallVector<Value> StagedTileKernel::initialSums() {
   // The sums start from C (linalg accumulates into its output) in group 0,
   // from zero in the others.
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, e.cst(0));
+  isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, e.cst(0));
   SmallVector<Value> init;
   for (int64_t f = 0; f < fragments; ++f)
     llvm::append_range(init, fragmentIf(p.groups > 1 ? e.both(valid[f], isFirst) : valid[f],
@@ -490,82 +534,75 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
   linalg::LinalgOp prologue = fusion.prologue;
   if (prologue && !isa<linalg::FillOp>(prologue.getOperation()))
     gpu::BarrierOp::create(b, loc); // The first copies go over the warps' tiles.
-  // Round r of the group's slice of k goes to stage r % stages, its copies
-  // one commit group of cp.async. The first stages - 1 rounds go out now.
-  Value sliceStart = e.mul(group, slice);
-  auto stageStart = [&](Value round) { return e.mul(e.rem(round, p.stages), sh.stageFloats); };
-  auto copyRound = [&](Value round) {
-    Value k = e.add(sliceStart, e.mul(round, p.stepK));
-    copyA.copy(e, k, scratch, stageStart(round));
-    copyB.copy(e, k, scratch, stageStart(round));
-  };
-  auto commit = [&] { NVVM::CpAsyncCommitGroupOp::create(b, loc); };
+  return init;
+}
+
+// Round r of the group's slice of k goes to stage r % stages, its copies
+// one commit group of cp.async.
+void StagedTileKernel::copyRound(Value round) {
+  Value k = e.add(sliceStart, e.mul(round, p.stepK));
+  copyA->copy(e, k, scratch, stageStart(round));
+  copyB->copy(e, k, scratch, stageStart(round));
+}
+
+void StagedTileKernel::issueFirstRounds() {
+  sliceStart = e.mul(group, slice);
   for (int64_t r = 0; r < p.stages - 1; ++r) {
-    if (r < rounds)
+    if (r < numRounds)
       copyRound(e.cst(r));
     commit(); // An empty group past the last round keeps the count.
   }
+}
 
-  auto loop = scf::ForOp::create(b, loc, e.cst(0), e.cst(rounds), e.cst(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value round = loop.getInductionVar();
-    SmallVector<Value> sums(loop.getRegionIterArgs());
-    // This thread's copies of this round are done once at most stages - 2
-    // younger groups are in flight, and every thread's after the barrier.
-    // The barrier also means that every warp is done with the last round's
-    // stage, which the copies issued next reuse.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, p.stages - 2);
-    gpu::BarrierOp::create(b, loc);
-    Value ahead = e.add(round, p.stages - 1);
-    under(e.below(ahead, rounds), [&] { copyRound(ahead); });
-    commit();
-    Value startA = e.add(groupStart, stageStart(round)), startB = e.add(startA, sh.offsetB);
-    for (int64_t kk = 0; kk < p.stepK; kk += kTileK) {
-      auto atA = [&](int64_t i) {
-        Value mm = e.add(warpM, i * kTileM);
-        return t.transposeA ? e.add(e.add(startA, kk * sh.ldA), mm)
-                            : e.add(e.add(startA, e.mul(mm, sh.ldA)), kk);
-      };
-      auto atB = [&](int64_t j) {
-        Value nn = e.add(warpN, j * kTileN);
-        return t.transposeB ? e.add(e.add(startB, e.mul(nn, sh.ldB)), kk)
-                            : e.add(e.add(startB, kk * sh.ldB), nn);
-      };
-      if (sync) {
-        SmallVector<Value> fa;
-        SmallVector<std::pair<Value, Value>> fb;
-        for (int64_t i = 0; i < p.warpM; ++i)
-          fa.push_back(sync->loadA(scratch, atA(i), sh.ldA, t.transposeA));
-        for (int64_t j = 0; j < p.warpN; ++j)
-          fb.push_back(sync->loadB(scratch, atB(j), sh.ldB));
-        for (int64_t i = 0; i < p.warpM; ++i)
-          for (int64_t j = 0; j < p.warpN; ++j) {
-            Value *sum = &sums[(i * p.warpN + j) * 2];
-            sum[0] = sync->multiply(fa[i], fb[j].first, sum[0]);
-            sum[1] = sync->multiply(fa[i], fb[j].second, sum[1]);
-          }
-        continue;
-      }
-      SmallVector<Value> fa, fb;
-      for (int64_t i = 0; i < p.warpM; ++i)
-        fa.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, typeA, scratch, ValueRange{atA(i)}, lead(sh.ldA), transA));
-      for (int64_t j = 0; j < p.warpN; ++j)
-        fb.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, typeB, scratch, ValueRange{atB(j)}, lead(sh.ldB), transB));
-      for (int64_t i = 0; i < p.warpM; ++i)
-        for (int64_t j = 0; j < p.warpN; ++j) {
-          Value &sum = sums[i * p.warpN + j];
-          sum = gpu::SubgroupMmaComputeOp::create(b, loc, typeC, fa[i], fb[j], sum, transA, transB);
-        }
-    }
-    scf::YieldOp::create(b, loc, sums);
+void StagedTileKernel::multiplyStep(Value startA, Value startB, int64_t kk,
+                                    SmallVector<Value> &sums) {
+  SmallVector<WarpMma::Operand> fa, fb;
+  for (int64_t i = 0; i < p.warpM; ++i) {
+    Value mm = e.add(warpM, i * kTileM);
+    fa.push_back(mma->loadA(scratch,
+                            t.transposeA ? e.add(e.add(startA, kk * sh.ldA), mm)
+                                         : e.add(e.add(startA, e.mul(mm, sh.ldA)), kk),
+                            sh.ldA, t.transposeA));
   }
-  auto result = [&](int64_t f) {
-    return Fragment(loop.getResults().slice(f * parts, parts));
-  };
+  for (int64_t j = 0; j < p.warpN; ++j) {
+    Value nn = e.add(warpN, j * kTileN);
+    fb.push_back(mma->loadB(scratch,
+                            t.transposeB ? e.add(e.add(startB, e.mul(nn, sh.ldB)), kk)
+                                         : e.add(e.add(startB, kk * sh.ldB), nn),
+                            sh.ldB, t.transposeB));
+  }
+  const int64_t parts = mma->fragmentTypes().size();
+  for (int64_t i = 0; i < p.warpM; ++i)
+    for (int64_t j = 0; j < p.warpN; ++j) {
+      MutableArrayRef<Value> sum = MutableArrayRef(sums).slice((i * p.warpN + j) * parts, parts);
+      Fragment product = mma->multiply(fa[i], fb[j], Fragment(sum));
+      llvm::copy(product, sum.begin());
+    }
+}
+
+scf::ForOp StagedTileKernel::rounds(ValueRange init) {
+  auto loop = scf::ForOp::create(b, loc, e.cst(0), e.cst(numRounds), e.cst(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value round = loop.getInductionVar();
+  SmallVector<Value> sums(loop.getRegionIterArgs());
+  // This thread's copies of this round are done once at most stages - 2
+  // younger groups are in flight, and every thread's after the barrier.
+  // The barrier also means that every warp is done with the last round's
+  // stage, which the copies issued next reuse.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, p.stages - 2);
+  gpu::BarrierOp::create(b, loc);
+  Value ahead = e.add(round, p.stages - 1);
+  under(e.below(ahead, numRounds), [&] { copyRound(ahead); });
+  commit();
+  Value startA = e.add(groupStart, stageStart(round)), startB = e.add(startA, sh.offsetB);
+  for (int64_t kk = 0; kk < p.stepK; kk += kTileK)
+    multiplyStep(startA, startB, kk, sums);
+  scf::YieldOp::create(b, loc, sums);
+  return loop;
+}
+
+std::pair<int64_t, int64_t> StagedTileKernel::finish(scf::ForOp loop) {
   // Every warp is done with the tiles before they hold sums or fused tiles.
   if (p.groups > 1 || fusion.needsScratch())
     gpu::BarrierOp::create(b, loc);
@@ -573,34 +610,41 @@ std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, lin
                                               kGroupThreads * p.groups};
   if (p.groups == 1) {
     for (int64_t f = 0; f < fragments; ++f)
-      under(valid[f], [&] { finalC(f, result(f)); });
+      under(valid[f], [&] { finalC(f, result(loop, f)); });
     return launch;
   }
-
   // Groups 1.. publish their sums where their tiles were (the loop's last
   // barrier is behind every read of those); after a barrier that every
   // thread reaches, group 0 adds them in order and stores C.
-  auto published = [&](Value groupIndex, int64_t f) {
-    return e.add(e.mul(groupIndex, sh.groupFloats),
-                 e.add(e.mul(warp, fragments * kTileM * kTileN), f * kTileM * kTileN));
-  };
-  Value notFirst = arith::XOrIOp::create(b, loc, isFirst, arith::ConstantIntOp::create(b, loc, 1, 1));
+  Value notFirst =
+      arith::XOrIOp::create(b, loc, isFirst, arith::ConstantIntOp::create(b, loc, 1, 1));
   under(notFirst, [&] {
     for (int64_t f = 0; f < fragments; ++f)
-      storeFragment(result(f), scratch, ValueRange{published(group, f)}, kTileN);
+      mma->store(result(loop, f), scratch, ValueRange{published(group, f)}, kTileN);
   });
   gpu::BarrierOp::create(b, loc);
   for (int64_t f = 0; f < fragments; ++f)
     under(e.both(isFirst, valid[f]), [&] {
-      Fragment sum = result(f);
-      for (int64_t g = 1; g < p.groups; ++g) {
-        Fragment other = loadFragment(scratch, ValueRange{published(e.cst(g), f)}, kTileN);
-        sum = sync ? sync->add(sum, other)
-                   : Fragment{gpu::SubgroupMmaElementwiseOp::create(
-                         b, loc, typeC, ValueRange{sum[0], other[0]},
-                         gpu::MMAElementwiseOp::ADDF)};
-      }
+      Fragment sum = result(loop, f);
+      for (int64_t g = 1; g < p.groups; ++g)
+        sum = mma->add(sum, mma->load(scratch, ValueRange{published(e.cst(g), f)}, kTileN));
       finalC(f, sum);
     });
   return launch;
+}
+
+} // namespace
+
+std::pair<int64_t, int64_t> mlir::infer::buildStagedTileKernel(OpBuilder &b, linalg::LinalgOp op,
+                                                               const ContractionShape &s,
+                                                               const TensorCoreOperands &t,
+                                                               const TilePlan &p, Value scratch,
+                                                               const TensorCoreFusion &fusion) {
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  std::optional<MmaShape> shape = mmaShapeFor(element, p.mma);
+  assert(shape && "planned for a type the tensor cores multiply");
+  StagedTileKernel kernel(b, op, s, t, p, *shape, scratch, fusion);
+  SmallVector<Value> init = kernel.initialSums();
+  kernel.issueFirstRounds();
+  return kernel.finish(kernel.rounds(init));
 }

@@ -48,8 +48,9 @@ namespace {
 
 /// How an elementwise op's operand walks C: a box of C's elements
 /// anchored at its first one, either all of C or, for a padded home that
-/// infer-cuda-align-contractions' growth made (ViT's 197 tokens in 208
-/// rows), its leading rows or columns; the rest of C is then the padding.
+/// infer-cuda-align-contractions' growth made (an odd number of rows
+/// grown to whole tiles), its leading rows or columns; the rest of C is
+/// then the padding.
 /// Its loop dims with their strides and ranges, the largest stride first,
 /// nest: each stride at least the next one's stride times range (then it
 /// exceeds the offset of every element inside it), the innermost 1. The

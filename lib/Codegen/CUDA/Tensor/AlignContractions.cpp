@@ -1,16 +1,16 @@
 //===- AlignContractions.cpp - WMMA-ready layouts for odd-sized contractions -===//
 //
 // WMMA wants every operand's rows 16-byte aligned: a row stride that is a
-// multiple of 4 floats. A contraction over an odd n, such as GPT-2's
-// lm_head (50257 vocabulary entries), has a B constant [k, n] and an output
-// [m, n] whose rows break that rule, so the whole op stayed on the SIMT path
-// (5.9 ms of GPT-2's 10.3 on an H100). infer-cuda-align-contractions runs on
-// tensors, before infer-cuda-split-contractions, and for each tensor-core
-// candidate with at least one whole tile:
+// multiple of 4 floats. A contraction over an odd n, such as an lm_head
+// over 50257 vocabulary entries, has a B constant [k, n] and an output
+// [m, n] whose rows break that rule, so the whole op would stay on the SIMT
+// path. infer-cuda-align-contractions runs on tensors, before
+// infer-cuda-split-contractions, and for each tensor-core candidate with at
+// least one whole tile:
 //
 //   - stores a 2-D constant operand transposed when its rows are misaligned
 //     and its columns are not; the indexing map is transposed with it, so
-//     the op reads the same values. (GPT-2's folded Transpose of its tied
+//     the op reads the same values. (The folded Transpose of a tied
 //     embedding becomes the embedding itself again, so the two constants
 //     are one after CSE.)
 //   - gives an output with misaligned rows a padded home: the op and the
@@ -24,8 +24,8 @@
 // (GrowContractions.cpp).
 //
 // Before all that, a contraction over several k dims whose product is not a
-// multiple of 8 (a network's first convolution: 3 channels x 7 x 7 = 147 in
-// ResNet-50, 3 x 3 x 3 = 27 in MobileNetV2) has its innermost k dim padded
+// multiple of 8 (a network's first convolution: 3 channels x 7 x 7 = 147,
+// or 3 x 3 x 3 = 27) has its innermost k dim padded
 // with zeros until it is (7 -> 8: k = 168), in both inputs: a constant
 // weight is padded, an im2col copy writes into a slice of a zero-filled
 // tensor. The extra products are 0 x 0, and the whole op fits the tensor
@@ -382,7 +382,7 @@ struct AlignContractionsPass : public infer::impl::AlignContractionsPassBase<Ali
     for (linalg::LinalgOp &op : contractions) {
       padReduction(rewriter, op, *tensorCoreShape(op));
       growToWholeTiles(rewriter, op, *tensorCoreShape(op), maxGrowthPercent);
-      // Grown for each image (ViT's 197 tokens, 208 rows an image), the
+      // Grown for each image (197 tokens, 208 rows an image), the
       // rows of all images are one m again: whole tiles, in homes that
       // hold them back to back.
       op = collapseSeveralLoops(rewriter, op);
@@ -409,7 +409,7 @@ struct AlignContractionsPass : public infer::impl::AlignContractionsPassBase<Ali
           continue;
         std::optional<RowFix> fix = planRowFix(op, index);
         if (!fix && index < 2 && !op->getOperand(index).getDefiningOp<arith::ConstantOp>()) {
-          // An input (a function argument, a strided slice: ResNet-50's
+          // An input (a function argument, a strided slice such as a
           // stride-2 downsample) is copied into a padded home: reading it
           // once costs far less than the contraction on SIMT.
           fix = RowFix();

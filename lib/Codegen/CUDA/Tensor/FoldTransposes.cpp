@@ -2,26 +2,26 @@
 //
 // infer-cuda-fold-transposes runs on linalg on tensors, before the
 // contractions are aligned and split. Attention splits its heads with a
-// Reshape and a Transpose before each batched MatMul (Q, K and V: BERT,
-// GPT-2, ViT), and merges them with a Transpose after P·V; each Transpose
-// was a kernel of its own that copied the whole tensor. A contraction can
+// Reshape and a Transpose before each batched MatMul (Q, K and V), and
+// merges them with a Transpose after P·V; each Transpose would be a kernel
+// of its own that copies the whole tensor. A contraction can
 // read its operand through the transpose instead: the operand becomes the
 // transpose's input and its indexing map is composed with the permutation;
 // and it can write its result transposed, its output map composed with the
 // permutation and its fill of zeros made in the transposed shape. The tensor-core kernels take any
 // layout whose tile dims include a contiguous one with rows 16-byte
-// aligned (BERT's Q [128, 12, 64] read as [12][128][64] has k contiguous
-// and rows of 768), so the copy is simply gone.
+// aligned (a Q of [128, 12, 64] read as [12][128][64] has k contiguous and
+// rows of 768), so the copy is simply gone.
 //
 // Only a linalg.transpose whose result is read by that one contraction is
 // folded, and only into float32 contractions that whole tensor-core tiles
-// cover once the alignment pass has grown m and n to them (ViT's 197
-// tokens: 208), and that can read the operand as it lies (readsWholeTiles):
-// a misaligned row stride would be copied into a home anyway (PP-OCR rec's
-// 15-wide heads), and a SIMT loop reading a transposed operand would be the
-// uncoalesced copy again. A grown op reads a head view of a grown
-// projection's result, its cut widened (GrowContractions.cpp, cutFrom), so
-// ViT's three head transposes and its merge are gone as BERT's are.
+// cover once the alignment pass has grown m and n to them (197 tokens:
+// 208), and that can read the operand as it lies (readsWholeTiles): a
+// misaligned row stride would be copied into a home anyway (15-wide heads),
+// and a SIMT loop reading a transposed operand would be the uncoalesced
+// copy again. A grown op reads a head view of a grown projection's result,
+// its cut widened (GrowContractions.cpp, cutFrom), so the head transposes
+// and the merge go for grown attention too.
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,34 +7,33 @@
 //       adjacent in every operand has them collapsed into one. A MatMul of
 //       [B, S, H] activations by a weight at batch B > 1 has m = (B, S),
 //       and the tensor cores take one m (tensorCoreShape): without this,
-//       every projection of a transformer ran on SIMT at batch > 1. Unless
-//       the innermost loop is grown for each point of the others first
-//       (growsEachPoint: ViT's 197 tokens, 208 rows an image); the grown
+//       every projection of a transformer would run on SIMT at batch > 1.
+//       Unless the innermost loop is grown for each point of the others
+//       first (growsEachPoint: 197 tokens, 208 rows an image); the grown
 //       op's loops are collapsed then (AlignContractions.cpp calls this
-//       again), so that ViT at batch 8 has an m of 1664, whose block tiles
-//       may be 128 rows tall, where 8 m's of 208 took none over 32.
+//       again), so that 8 images are one m of 1664, whose block tiles may
+//       be 128 rows tall, where an m of 208 suits none over 32.
 //   growToWholeTiles: a contraction whose m or n range is not whole 16-wide
-//       tiles (ViT's 197 tokens -> 208, PP-OCR det's 24 output channels ->
-//       32) is grown to them, so that infer-cuda-split-contractions leaves
-//       no edge for the SIMT path: on an H100 ViT's 5-row edges took 3.3
-//       of its 10.4 ms, and an 8-channel edge of det's convolutions 0.31 ms
-//       where the 16 channels beside it took 0.06 ms on the tensor cores,
-//       so growing pays even when it nearly doubles the tensor-core work.
+//       tiles (197 tokens -> 208, 24 output channels -> 32) is grown to
+//       them, so that infer-cuda-split-contractions leaves no edge for the
+//       SIMT path: an edge there costs about 20 times more per output than
+//       the same outputs on the tensor cores, so growing pays even when it
+//       nearly doubles the tensor-core work.
 //       Each operand that a grown loop indexes is read from a home large
 //       enough for the grown op (PaddedHomes.h), written in place by its
 //       producer or copied there, or, when it is a slice of a larger
-//       tensor (ViT's heads, cut from a grown projection), read as a wider
+//       tensor (attention heads cut from a grown projection), read as a wider
 //       slice of that tensor (cutFrom); the extra rows and columns hold
 //       garbage that only the extra rows and columns of the result depend
 //       on, and every user reads the leading slice of the result. A constant weight
 //       read by this op alone is stored grown instead, its new rows zero;
 //       one that other ops read too, or that is a transposed copy of another
-//       constant (GPT-2's lm_head, tied to its embedding), or over 16 MiB,
+//       constant (an lm_head tied to its embedding), or over 16 MiB,
 //       is not grown: it would be stored twice. An output started by a
 //       fill or a broadcast bias that reads nothing along the grown dims
 //       has that op grown with it (a fill of the whole grown home), so
 //       that it stays the kernel's prologue once the loops are collapsed.
-//       A range short of one tile (PP-OCR det's 12 output channels) grows
+//       A range short of one tile (12 output channels) grows
 //       to one when no input has to be copied for it.
 //
 //===----------------------------------------------------------------------===//
@@ -51,12 +50,12 @@ using namespace mlir::infer;
 
 /// Whether an innermost m (n) loop of `range` is better grown to whole
 /// tiles for each point of the loops outside it than collapsed with them:
-/// when growing it wastes at most 1/8 (ViT's 197 tokens: 208 rows an
-/// image, 5.6% more work). The rows then keep the layout that the ops
-/// around read them in (the head splits of attention, the row kernels of
-/// layer norm and softmax: [B, 208, ...] homes). Collapsed, ViT at batch 2
-/// had 394 rows grown to 400, which no head split can view: two copies
-/// and three more kernels a layer.
+/// when growing it wastes at most 1/8 (197 tokens: 208 rows an image,
+/// 5.6% more work). The rows then keep the layout that the ops around read
+/// them in (the head splits of attention, the row kernels of layer norm and
+/// softmax: [B, 208, ...] homes). Collapsed first, 2 images of 197 rows
+/// would be 394 rows grown to 400, which no head split can view: two
+/// copies and three more kernels a layer.
 static bool growsEachPoint(int64_t range) {
   int64_t grown = llvm::alignTo(range, kTileM);
   return range > kTileM && grown != range && (grown - range) * 8 <= range;
@@ -114,7 +113,7 @@ constexpr int64_t kMaxGrownConstantBytes = int64_t(16) << 20;
 
 /// Whether the 2-D `value` of `constant` is the transpose of another
 /// constant of the module: a projection tied to an embedding that a Gather
-/// reads (GPT-2's lm_head), which the weight store keeps once when the
+/// reads (a tied lm_head), which the weight store keeps once when the
 /// transpose is stored back (AlignContractions.cpp); grown, it would be a
 /// second copy.
 bool tiedToAnotherConstant(arith::ConstantOp constant, DenseElementsAttr value) {
@@ -155,9 +154,9 @@ DenseElementsAttr growableConstant(linalg::LinalgOp op, unsigned index) {
 /// rows or columns cost tensor-core work that nobody reads, but an edge
 /// left to SIMT costs about 20 times more per output (see above); a range
 /// that covers a tile (16 or more) grows by less than 100%. A range short
-/// of one tile (8 to 15 with the default limit: PP-OCR det's 1x1
-/// convolution to 12 channels) grows to one, when the grown op covers a
-/// tile: before, the whole op ran on SIMT. Nothing grows otherwise.
+/// of one tile (8 to 15 with the default limit: a 1x1 convolution to 12
+/// channels) grows to one, when the grown op covers a tile: else the whole
+/// op runs on SIMT. Nothing grows otherwise.
 SmallVector<std::pair<unsigned, int64_t>>
 plannedGrowth(linalg::LinalgOp op, const ContractionShape &s, int64_t maxPercent,
               ArrayRef<DenseElementsAttr> growable) {
@@ -370,8 +369,8 @@ static linalg::LinalgOp growableInitializer(linalg::LinalgOp op, ArrayRef<unsign
 }
 
 /// Grows the m and n loops of `op` that plannedGrowth picks to whole
-/// tiles, so that no edge is left for the SIMT path (ViT's 197 tokens:
-/// 208 rows instead of 192 on the tensor cores and 5 row by row). Each
+/// tiles, so that no edge is left for the SIMT path (197 tokens: 208 rows
+/// instead of 192 on the tensor cores and 5 row by row). Each
 /// operand that a grown loop indexes is read from a home large enough for
 /// the grown op, with its values at the origin: its producer writes into
 /// the leading slice of a larger tensor.empty (as for misaligned rows),
@@ -436,8 +435,8 @@ void mlir::infer::growToWholeTiles(RewriterBase &rewriter, linalg::LinalgOp &op,
     if (!fix && index == 2)
       return; // An output without a home of its own.
     // An op short of a tile is small: a copy kernel for its input would
-    // cost about what running it on SIMT does (PP-OCR rec's attention
-    // products, n = 15, read V through a view).
+    // cost about what running it on SIMT does (attention products over
+    // heads of 15, which read V through a view).
     if (!fix && !coversATile(s))
       return;
     if (!fix) { // An input (an argument, a view) is copied into a home.

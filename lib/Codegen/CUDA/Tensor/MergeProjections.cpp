@@ -1,18 +1,18 @@
 //===- MergeProjections.cpp - sibling projections as one contraction ------===//
 //
 // infer-cuda-merge-projections runs on linalg on tensors, after
-// infer-cuda-adds-into-init and before the transposes are folded. BERT's
-// and ViT's attention project one activation three times (Q, K and V),
+// infer-cuda-adds-into-init and before the transposes are folded. An
+// encoder's attention projects one activation three times (Q, K and V),
 // each a MatMul by a weight of its own with its bias as the initial value:
-// three tensor-core kernels of 768 output columns over the same rows.
+// three tensor-core kernels of, say, 768 output columns over the same rows.
 // Contractions that read the same activation through the same maps, each
 // with a constant weight that only its own ops read, and whose weights
 // differ only in the output dim they add, become one contraction over the
 // weights concatenated along that dim (its init made the same way: one
 // fill, or the bias broadcast over the biases concatenated). Each former
-// sibling's users read a slice of the merged result, as they read GPT-2's
-// c_attn (one projection by construction). One launch instead of three,
-// with three times the output tiles.
+// sibling's users read a slice of the merged result, as they read a model's
+// own fused Q/K/V projection. One launch instead of three, with three
+// times the output tiles.
 //
 // Only siblings whose results are read by views and transposes (the head
 // splits of attention) are merged: an elementwise consumer of one sibling

@@ -3,9 +3,9 @@
 // infer-cuda-pads-in-place, on tensors, just before bufferization. A
 // convolution's zero padding is a tensor.pad of its input, which
 // bufferizes to a new buffer, a fill of it, and a copy of the input into
-// its interior: two kernels after the one that made the input (in
-// ResNet-50, the ReLU after each 1x1 convolution, itself an epilogue of
-// the tensor-core kernel). When that producer is a linalg op whose output
+// its interior: two kernels after the one that made the input (in a
+// bottleneck block, the ReLU after a 1x1 convolution, itself an epilogue
+// of the tensor-core kernel). When that producer is a linalg op whose output
 // starts as a tensor.empty and whose result only the pad reads, the fill
 // comes first and the producer writes straight into the interior
 // (tensor.extract_slice of the filled tensor as its output, the result

@@ -6,9 +6,9 @@
 //
 //   0. A tensor.empty per linalg op that writes into one. CSE merges equal
 //      tensor.empty ops, and one-shot bufferization then puts the results
-//      of unrelated ops into one buffer once the first is dead: PP-OCR
-//      det's hardswish after a 1x1 convolution was written over that
-//      convolution's input, so it could not run in its kernel. Apart,
+//      of unrelated ops into one buffer once the first is dead: a
+//      hardswish after a 1x1 convolution could be written over that
+//      convolution's input, and then could not run in its kernel. Apart,
 //      each result gets its own allocation, and the arena planner, which
 //      knows what runs in one kernel (below), places them.
 //   1. A fill per tensor-core candidate. CSE merges equal fills (every
@@ -19,9 +19,8 @@
 //      initial value comes from a copy, which its kernel cannot make
 //      itself. A fill per contraction (with its own tensor.empty) has
 //      neither problem; elsewhere one fill shared by readers is cheaper.
-//      Users are counted through reshapes (BERT at batch 8 collapses its
-//      MLPs' [8, 128, 3072] fill into [1024, 3072]); each gets the
-//      reshapes too.
+//      Users are counted through reshapes (an MLP at batch 8 collapses its
+//      [8, 128, 3072] fill into [1024, 3072]); each gets the reshapes too.
 //   2. `infer.read_once` on a contraction whose result has one user
 //      (through views: a grown one's leading slice, which must have one
 //      user too): after that user nothing reads the result, so a kernel
@@ -37,8 +36,8 @@
 //      arena planner keeps the generic's inputs alive as long as the
 //      contraction's.
 //
-// And rewrites for contractions grown to whole tiles (ViT's 197 tokens in
-// 208 rows, a 14 x 14 map's 196 positions), whose padded homes
+// And rewrites for contractions grown to whole tiles (197 tokens in 208
+// rows, a 14 x 14 map's 196 positions), whose padded homes
 // bufferization would otherwise copy (first, slices that take or replace
 // all of a tensor, which the split of a contraction along k leaves, and
 // reshapes that undo one another, which a padded home of a 4-D output
@@ -109,7 +108,7 @@ void untieEmpty(tensor::EmptyOp empty) {
 }
 
 /// A use of a fill's value, and the reshapes between the fill and it (a
-/// contraction over a batch collapses its init: BERT's at batch 8 reads
+/// contraction over a batch collapses its init: an MLP at batch 8 reads
 /// [1024, 3072] of a fill of [8, 128, 3072], which CSE made one for every
 /// layer).
 struct FillUse {
@@ -134,9 +133,9 @@ void usesThroughReshapes(Value value, SmallVector<Operation *> &reshapes,
 /// Gives each tensor-core candidate or other reduction accumulating into
 /// `fill` (through reshapes or not) a fill of its own, and its reshapes. A
 /// reduction's kernel makes its fill itself too (a point or block group's
-/// prologue): PP-OCR cls's squeeze-and-excitation blocks shared one fill of
-/// 8 zeros between the global pool and the second 1x1 convolution, and
-/// bufferization then filled the pool's buffer and copied it into the
+/// prologue): a squeeze-and-excitation block sharing one fill of 8 zeros
+/// between its global pool and its second 1x1 convolution would have
+/// bufferization fill the pool's buffer and copy it into the
 /// convolution's, two kernels of one thread each.
 void untie(linalg::FillOp fill) {
   SmallVector<Operation *> reshapes;
@@ -412,9 +411,9 @@ void epilogueInPlace(linalg::LinalgOp op) {
   auto insert = written.hasOneUse()
                     ? dyn_cast<tensor::InsertSliceOp>(*written.getUsers().begin())
                     : nullptr;
-  // The two homes must be alike: PP-OCR rec's 1x3 convolution is grown to
-  // 64 of its 60 channels, and its batch norm's home has the 60 rows the
-  // next convolution reads as its k.
+  // The two homes must be alike: a 1x3 convolution grown to 64 of its 60
+  // channels may feed a batch norm whose home has the 60 rows the next
+  // convolution reads as its k.
   if (!insert || insert.getSource() != written || insert.getDest() != slice.getSource() ||
       !sameSlice(insert, read) || slice.getSource().getType() != result.getType())
     return;

@@ -3,9 +3,9 @@
 // infer-cuda-reshapes-as-views, on tensors, first in the CUDA pipeline. The
 // ONNX Reshape lowers to tensor.reshape with a constant shape operand,
 // which bufferizes to memref.reshape: that needs a contiguous source, so a
-// strided one is copied first. GPT-2 splits its fused Q/K/V projection
-// into three column slices of a [64, 2304] result and reshapes each to
-// heads: three copy kernels a block. When the reshape only splits dims
+// strided one is copied first. A fused Q/K/V projection split into three
+// column slices of a [64, 2304] result, each reshaped to heads, would be
+// three copy kernels a layer. When the reshape only splits dims
 // (or only merges them), tensor.expand_shape (tensor.collapse_shape) says
 // the same, and bufferizes to a view of the slice: [64, 768] of row stride
 // 2304 is [64, 12, 64] with strides [2304, 64, 1]. (A collapse of dims

@@ -266,6 +266,13 @@ if [ "$tier" = extended ]; then
   # The libFuzzer targets (clang, ASan + UBSan), each for a while; a finding
   # fails (its input is kept in build-fuzz/artifacts/).
   suite "libFuzzer targets (scripts/fuzz.sh, ${INFER_FUZZ_SECONDS:-120} s each)"
+  if ! command -v "${FUZZ_CXX:-clang++}" >/dev/null; then
+    echo "installing clang for the fuzzers"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang \
+      >/dev/null
+  fi
   z_pass=0 z_fail=0
   for target in engine-loader onnx-binary onnx-text onnx-proto; do
     scripts/fuzz.sh $target "${INFER_FUZZ_SECONDS:-120}" >"$log/fuzz-$target" 2>&1

@@ -257,9 +257,17 @@ def run_case(tmp_path, name: str, stage: bool, fuse: bool = False,
 # with WMMA (tile-plan mma=wmma). Each case runs all three.
 KERNELS = {"warp_tiles": (False, ""), "staged_wmma": (True, "mma=wmma"),
            "mma_sync": (True, "")}
-# Slow to emulate with mma.sync's per-lane registers (20 and 50 s); the
-# forced plans below cover warps of several fragments with mma.sync.
+# Slow to emulate with mma.sync's per-lane registers; the forced plans
+# below cover warps of several fragments with mma.sync, so these run in the
+# extended tier only.
 SLOW_WITH_MMA_SYNC = {"register_blocked"}
+
+
+def kernel_cases(names) -> list:
+    """(name, kernel) for every case and kernel, as pytest params."""
+    return [pytest.param(name, kernel, id=f"{name}-{kernel}", marks=[pytest.mark.extended]
+                         if kernel == "mma_sync" and name in SLOW_WITH_MMA_SYNC else [])
+            for name in sorted(names) for kernel in sorted(KERNELS)]
 
 
 def check_kernels(generic: str, name: str, kernel: str, every_launch: bool) -> None:
@@ -279,21 +287,17 @@ def check_kernels(generic: str, name: str, kernel: str, every_launch: bool) -> N
 
 
 def run_kernel(tmp_path, name: str, kernel: str, fuse: bool) -> None:
-    if kernel == "mma_sync" and name in SLOW_WITH_MMA_SYNC:
-        pytest.skip("covered by the forced plans")
     stage, plan = KERNELS[kernel]
     generic, _ = run_case(tmp_path, name, stage, fuse=fuse, plan=plan)
     check_kernels(generic, name, kernel, every_launch=fuse)
 
 
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name,kernel", kernel_cases(CASES))
 def test_kernel_matches_numpy(tmp_path, name, kernel):
     run_kernel(tmp_path, name, kernel, fuse=False)
 
 
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
-@pytest.mark.parametrize("name", sorted(FUSED_CASES))
+@pytest.mark.parametrize("name,kernel", kernel_cases(FUSED_CASES))
 def test_fused_kernel_matches_numpy(tmp_path, name, kernel):
     """The prologue and epilogue run in the contraction's one kernel, each way."""
     run_kernel(tmp_path, name, kernel, fuse=True)

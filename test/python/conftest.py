@@ -1,7 +1,8 @@
 """Shared pytest fixtures (seeded random inputs, printed so failures
 reproduce) and the tiers: `--quick` leaves out the tests marked `slow` or
 `real_models`, and the tests marked `extended` run only with `--extended`
-(pytest.ini lists the markers; scripts/test.sh runs the tiers)."""
+(pytest.ini lists the markers; scripts/test.sh runs the tiers). A test
+named on the command line (FILE::TEST) runs in any tier."""
 
 import os
 
@@ -24,9 +25,18 @@ def pytest_collection_modifyitems(config, items):
     left_out = {"extended"} if not extended else set()
     if quick:
         left_out |= {"slow", "real_models"}
+    # A test named on the command line (FILE::TEST) runs whatever its tier.
+    named = []
+    for arg in config.args:
+        path, sep, rest = arg.partition("::")
+        if sep:
+            relative = os.path.relpath(os.path.abspath(path), config.rootpath)
+            named.append(f"{relative}::{rest}")
     keep, drop = [], []
     for item in items:
-        (drop if left_out & {m.name for m in item.iter_markers()} else keep).append(item)
+        asked = any(item.nodeid == n or item.nodeid.startswith(n + "[") for n in named)
+        tiered = left_out & {m.name for m in item.iter_markers()}
+        (drop if tiered and not asked else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -206,7 +206,7 @@ fi
 pytest_tier=$tier
 [ "$sanitize" -eq 1 ] && pytest_tier=default
 suite "Python numerics against ONNX Runtime (pytest, $pytest_tier tier)"
-pytest_args=(-q -n "$jobs" --dist worksteal -p no:cacheprovider)
+pytest_args=(-q -n "$jobs" --dist worksteal -p no:cacheprovider --durations=10)
 [ "$pytest_tier" = default ] || pytest_args+=("--$pytest_tier")
 if [ "$sanitize" -eq 1 ]; then
   INFER_OPT=$PWD/$B/bin/infer-opt LIBINFERRT=$PWD/$B/lib/libinferrt.so \
@@ -219,6 +219,8 @@ else
 fi
 py_rc=$?
 grep -E '^(FAILED|ERROR) ' "$log/pytest" | head -20
+echo "the slowest tests (keep the tiers within their times: README 'Tests'):"
+grep -E '^[0-9.]+s (call|setup|teardown) ' "$log/pytest" | head -10
 tail -1 "$log/pytest"
 p_pass=$(tail -1 "$log/pytest" | grep -oP '[0-9]+(?= passed)')
 p_fail=$(tail -1 "$log/pytest" | grep -oP '[0-9]+(?= (failed|errors?))' | paste -sd+ | bc)

@@ -22,7 +22,9 @@ config.substitutions.append(("%cuda_root", os.environ.get("CUDA_PATH") or (
     os.path.dirname(os.path.dirname(_ptxas)) if _ptxas else "/usr/local/cuda")))
 config.substitutions.append(("%malformed", os.path.join(config.test_source_root, "Import", "ONNX", "malformed")))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The sanitizer build's settings (scripts/test.sh --sanitize) reach the tools.
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "ASAN_OPTIONS",
+                                     "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.infer_tools_dir, config.llvm_tools_dir]

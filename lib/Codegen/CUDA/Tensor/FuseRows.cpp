@@ -345,16 +345,17 @@ struct FuseRowsPass : public infer::impl::FuseRowsPassBase<FuseRowsPass> {
         std::optional<RowGroup> group = growGroup(root);
         if (!group)
           continue;
-        // Fills may be shared: each group fuses its own copy.
-        auto shared = [](Operation *op) { return isa<linalg::FillOp>(op); };
-        if (llvm::any_of(group->members,
-                         [&](Operation *op) { return !shared(op) && taken.contains(op); }))
+        // Fills may be shared: each group fuses its own copy. The others
+        // are read before fusing, which erases them.
+        SmallVector<Operation *> owned;
+        for (Operation *op : group->members)
+          if (!isa<linalg::FillOp>(op))
+            owned.push_back(op);
+        if (llvm::any_of(owned, [&](Operation *op) { return taken.contains(op); }))
           continue;
         if (failed(fuse(rewriter, *group)))
           continue;
-        for (Operation *op : group->members)
-          if (!shared(op))
-            taken.insert(op);
+        taken.insert(owned.begin(), owned.end());
       }
     });
   }

@@ -41,6 +41,7 @@ case "$target" in
     # so the stand-in backend without a driver (Cuda/Unsupported.cpp) links.
     "$CXX" "${flags[@]}" -DINFERRT_FUZZ_NO_KERNELS -Ilib/Runtime lib/Runtime/Engine.cpp \
       lib/Runtime/Context.cpp lib/Runtime/Status.cpp lib/Runtime/Json.cpp lib/Runtime/Cuda/Plan.cpp \
+      lib/Target/Engine/EngineReader.cpp \
       lib/Runtime/Cuda/Unsupported.cpp test/fuzz/engine_loader_fuzzer.cpp -ldl -o "$out/$target"
     # Seeds: the example at a few shapes (compiled by the normal build).
     [ -x build/bin/infer-opt ] || scripts/setup.sh
